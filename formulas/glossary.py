@@ -185,6 +185,13 @@ ALL_ENTRIES: tuple[Entry, ...] = ENTRIES + PARALLEL_ENTRIES + TECHNIQUE_ENTRIES
 
 BY_NAME: dict[str, Entry] = {e.name: e for e in ALL_ENTRIES}
 
+# Shares with no physical value past 1, as the spec files bound them: a draft token's acceptance and the prefix-cache
+# hit rate below 1 (report.schema.json: exclusiveMaximum 1; p_a = 1 divides E by zero), the measured shares of a peak
+# at most 1 and above 0 (common.schema.json's fraction, (0, 1]: e_m = 1.5 put the serial estimate under the strict
+# bound).  ``derive --at`` refuses them past those limits (hostile review, stop 77: p_a=1.5 gave a B_P).
+BELOW_ONE = frozenset({"p_a", "h_p"})
+AT_MOST_ONE = frozenset({"e_m", "e_g", "eta_P", "eta_W"})
+
 # Symbols with no physical value at 0: the rates (a card with no bandwidth or no compute, a link that carries
 # nothing) and the counts every formula divides by or multiplies a whole model by (a model with no layers, a layout
 # of no GPUs, a step of no sequences).  ``derive --at NAME=0`` refuses them; the others (N_x, L_x, a, alpha, the
@@ -193,7 +200,7 @@ ABOVE_ZERO = frozenset(
     {e.name for e in ALL_ENTRIES if e.unit in ("B/s", "FLOP/s")}
     | {"C", "L", "d", "H_q", "H_kv", "d_h", "d_ff", "V", "G", "b", "b_kv", "B", "T", "n", "m", "n_TP", "n_PP", "n_St",
        "n_EP", "n_DP", "n_g", "n_u", "n_uTP", "n_uEP", "E_x", "k_e", "d_fx", "b_a", "T_o", "T_in", "T_out", "n_v",
-       "n_S", "theta"})
+       "n_S", "theta"} | AT_MOST_ONE)
 
 # Symbols that count whole things: layers, heads, widths, the GPUs of a group, experts, draft and prompt tokens, the
 # engine's sequences.  ``derive --at NAME=2.5`` refuses them as a spec's tp: 2.5 is refused.  Not n_PP (L over the

@@ -129,6 +129,28 @@ def test_an_input_with_no_value_at_zero_is_refused(capsys, value):
         assert f"e.g. --at {name}=" in err and "internal error" not in err
 
 
+@pytest.mark.parametrize(("value", "limit"), [("p_a=1.5", "below 1"), ("p_a=1", "below 1"), ("h_p=1", "below 1"),
+                                            ("e_m=1.2", "at most 1"), ("eta_W=2", "at most 1")])
+def test_a_share_past_its_limit_is_refused(capsys, value, limit):
+    """``--at p_a=1.5`` gave B_P speculating 221.9 sequences (an acceptance probability of 1.5) and p_a=1 "none: the
+    formula divides by zero"; e_m=1.2 would put the serial estimate under the strict bound.  As the spec files bound
+    them (report.schema.json: acceptance and prefix_hit below 1; common.schema.json's fraction for the measured shares:
+    (0, 1]), refused at the option with an example.  0.99 and 1 (a share of a peak) still evaluate."""
+    name = value.split("=")[0]
+    assert main(["derive", "compute_batch_speculative", "--at", value, "--spec", "specs/deepseek-v3-h200-ep8.yaml"]) == 1
+    err = capsys.readouterr().err
+    assert f"--at {value}" in err and f"is a share {limit}" in err and f"e.g. --at {name}=" in err, err
+    assert "internal error" not in err
+
+
+def test_a_share_at_its_limit_evaluates(capsys):
+    assert main(["derive", "compute_batch_speculative", "--at", "p_a=0.99", "--spec",
+                 "specs/deepseek-v3-h200-ep8.yaml"]) == 0
+    assert "B_P,theta,spec = 207.151" in capsys.readouterr().out  # E = 1.99: 2 / 1.99 verified tokens a kept one
+    assert main(["derive", "decode_time_serial", "--at", "e_m=1", "--spec", SPEC]) == 0
+    assert "internal error" not in capsys.readouterr().err
+
+
 def test_symbols_that_count_what_a_spec_may_lack_take_zero(capsys):
     """N_x (routed-expert parameters) and a (activation traffic) are 0 for a dense model's spec: --at takes 0."""
     assert main(["derive", "weight_bytes_per_gpu", "--at", "N_x=0", "--spec", SPEC]) == 0

@@ -381,7 +381,7 @@ def _unit_mismatch(parsed, want: str) -> str:
 def _at(items: list[str], qid: str, variant: str):
     """Split ``--at`` into the quantity's value and numeric overrides of input symbols."""
     from genreport.formulas import solve as so
-    from genreport.formulas.glossary import ABOVE_ZERO, BY_NAME, WHOLE
+    from genreport.formulas.glossary import ABOVE_ZERO, AT_MOST_ONE, BELOW_ONE, BY_NAME, WHOLE
     from genreport.formulas.quantities import BY_ID
 
     value, overrides = None, {}
@@ -410,6 +410,12 @@ def _at(items: list[str], qid: str, variant: str):
             number = so.value_expr(parsed, variant)
             if name in ABOVE_ZERO and number == 0:
                 _no_zero(where, name)
+            if (name in BELOW_ONE and number >= 1) or (name in AT_MOST_ONE and number > 1):
+                # p_a=1.5 gave a B_P, e_m=1.5 a serial estimate under the strict bound (hostile review, stop 77)
+                limit = "below 1" if name in BELOW_ONE else "at most 1"
+                raise _err(where, f"{name} ({BY_NAME[name].meaning}) is a share {limit}: {text.strip()} has no "
+                           "physical value", f"write a number {limit}, e.g. --at {name}="
+                           + ("0.85" if name == "p_a" else "0.5" if name == "h_p" else "0.8"))
             if name in WHOLE and not (number.is_number and number.is_integer):  # n_TP=0.5: no layout has half a GPU
                 raise _err(where, f"{name} is a count ({BY_NAME[name].meaning})",
                            f"write a whole number, e.g. --at {name}={_EXAMPLE.get(BY_NAME[name].unit, '8')}")
