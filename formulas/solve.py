@@ -86,11 +86,12 @@ def quantity_symbol(qid: str, expr: sp.Expr | None = None) -> tuple[sp.Symbol, s
     return sp.Symbol(name, positive=True), tex
 
 
-def apply_variant(expr: sp.Expr, variant: str) -> sp.Expr:
-    """``expr`` with the substitutions of ``variant`` (see :mod:`.variants`)."""
+def apply_variant(expr: sp.Expr, variant: str, tidy: bool = True) -> sp.Expr:
+    """``expr`` with the substitutions of ``variant`` (see :mod:`.variants`), put over one denominator unless
+    ``tidy`` is false (an expression printed as written)."""
     from .compiled import _variant
 
-    return _variant(expr, variant)
+    return _variant(expr, variant, tidy)
 
 
 def quantity_expr(qid: str, variant: str = "seed") -> sp.Expr:
@@ -473,9 +474,11 @@ def _printable(expr: sp.Expr) -> tuple[sp.Expr, dict[str, str]]:
     return expr.xreplace(swap), back
 
 
-def expr_text(expr: sp.Expr) -> str:
-    """One-line plain text: products with spaces, powers with ``^``: ``2 N W/(P c - 4 H_q L W d_h)``."""
-    e, back = _printable(normal(named_rings(expr)))
+def expr_text(expr: sp.Expr, as_built: bool = False) -> str:
+    """One-line plain text: products with spaces, powers with ``^``: ``2 N W/(P c - 4 H_q L W d_h)``; over one
+    denominator (:func:`normal`), or ``as_built`` as the expression was written (derive's named parts of B_P:
+    ``P n_St n_TP theta (T_out - 1)``, not ``P T_out n_St n_TP theta - P n_St n_TP theta``)."""
+    e, back = _printable(named_rings(expr) if as_built else normal(named_rings(expr)))
     s = _Str().doprint(e).replace("**", "^").replace("*", " ")
     for ph, name in back.items():
         s = s.replace(ph, name)

@@ -58,7 +58,8 @@ def test_a_requests_serial_rounds_at_tp8_pp2_with_elasticities(capsys):
     assert float(el["T_o"]) == pytest.approx(1.0, abs=0.05)  # the request's rounds: about T_o - 1 of them
 
 
-@pytest.mark.parametrize("qid", ["decode_time_serial", "request_decode_time_serial"])
+@pytest.mark.parametrize("qid", ["decode_time_serial", "request_decode_time_serial", "compute_batch",
+                                 "compute_batch_speculative"])
 def test_the_named_parts_put_back_are_the_formula(qid):
     """derive's named parts (commands/derive.py ``_terms``) restate how formulas/parallel.py composes the serial round;
     with each part's closed form put back the whole must be the formula itself, so a change to one is seen in the
@@ -137,3 +138,19 @@ def test_the_crossover_batch_on_one_gpu_has_no_candidate_and_no_error(capsys):
     assert "k_LL = none (-29.2343 is not a batch)" in line
     assert not re.findall(r"k_\w+ = -", line)  # no negative count stated as a batch
     assert re.search(r"^  B_x\* = none", out, re.M)
+
+
+def test_b_p_speculating_prints_as_the_report_writes_it(capsys):
+    """``derive compute_batch_speculative`` printed a sum of 30 terms over one denominator with "p_a p_a^k_d" in it
+    (review, stop 77): now the replica's compute over the request's FLOPs, each part named and written as built, and
+    the parts' values at a spec (DeepSeek-V3's MTP head: E = (1 - 0.85^2) / 0.15 = 1.85 tokens a round; the
+    formula's own B_P, 202.179, tests/test_speculative_compute_batch.py counts by hand)."""
+    assert main(["derive", "compute_batch_speculative", "--spec", str(SPECS / "deepseek-v3-h200-ep8.yaml")]) == 0
+    out = capsys.readouterr().out
+    assert "  B_P,theta,spec = C_r/(F_p + (T_out - 1) (F_1 n_v + f_d k_d)/E)\n" in out
+    assert "      C_r = P n_St n_TP theta (T_out - 1)\n" in out
+    assert "      E = (1 - p_a^(k_d + 1))/(1 - p_a)\n" in out and "p_a p_a^k_d" not in out
+    assert re.search(r"^  parts: C_r = [0-9.e+]+ FLOP, F_1 = [0-9.e+]+ FLOP, F_p = [0-9.e+]+ FLOP, E = 1.85 token$",
+                     out, re.M), out
+    assert re.search(r"^  inputs: .*f_d = 4.30747e\+09 FLOP.*k_d = 1 token.*n_v = 2", out, re.M), out
+    assert "  B_P,theta,spec = 202.179" in out

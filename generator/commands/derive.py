@@ -1043,7 +1043,9 @@ def _elasticity_lines(qid: str, nums: Numbers | None, variant: str, forms: list 
 # took seconds to build and print; the parts are what the serial estimate adds (formulas/parallel.py:
 # :func:`decode_time_serial`), each as short as its own formula.
 
-NAMED = ("decode_time_serial", "request_decode_time_serial")
+NAMED = ("decode_time_serial", "request_decode_time_serial", "compute_batch", "compute_batch_speculative")
+# each named part's unit where it is not a time (the serial rounds' parts are seconds)
+_PART_UNITS = {"C_r": "FLOP", "F_1": "FLOP", "F_p": "FLOP", "E": "token"}
 _SHORT = {"LL": "LL", "LL128": "LL128", "Simple": "S"}  # the protocols' names in the parts' symbols (p_S, c_S)
 
 
@@ -1054,6 +1056,8 @@ def _terms(qid: str):
     import sympy as sp
     from genreport.formulas import parallel as p
 
+    if qid in ("compute_batch", "compute_batch_speculative"):
+        return _compute_batch_terms(qid == "compute_batch_speculative")
     over = p._over_request if qid == "request_decode_time_serial" else (lambda e: e)
     each = "summed over the request's T_o - 1 rounds, " if qid == "request_decode_time_serial" else ""
     parts = [
@@ -1073,6 +1077,29 @@ def _terms(qid: str):
     w = sp.Max(t_comp, t_mem) + t_o
     whole = p.pipelined(w + x_tp + x_ep + x_pp, w + x_tp + x_ep + x_back)
     return whole, named[:3] + _ring_parts(named[3]) + named[4:]
+
+
+def _compute_batch_terms(speculating: bool):
+    """B_P (and B_P speculating) as the report prints it, the replica's compute over a request's FLOPs, with the
+    request's parts named: written over one denominator B_P speculating was a sum of 30 terms with "p_a p_a^k_d" in it
+    (review, stop 77).  formulas/techniques.py ``compute_batch`` / ``compute_batch_speculative``."""
+    import sympy as sp
+    from genreport.formulas import techniques as t
+    from genreport.formulas.glossary import sym
+
+    c, f1, fp = (sp.Symbol(n, positive=True) for n in ("C_r", "F_1", "F_p"))
+    named = [(c, "what the replica's n_TP n_st GPUs compute over a request's T_out - 1 decode steps at the TPOT "
+                 "target theta [FLOP]", sym("n_TP") * sym("n_St") * t.P * (t.T_out - 1) * t.theta),
+             (f1, "one decode token's FLOPs at the request's mean context T_in + T_out / 2 [FLOP]",
+              t._decode_flops_per_seq(t.mean_decode_context())),
+             (fp, "the prefill of one request's uncached prompt, in the prompt's attention form [FLOP]",
+              t._prompt_flops())]
+    if not speculating:
+        return c / ((t.T_out - 1) * f1 + fp), named
+    e = sp.Symbol("E", positive=True)
+    named.append((e, "tokens a verify round keeps on average, (1 - p_a^(k_d+1)) / (1 - p_a) (Leviathan et al., eq. 1) "
+                     "[token]", t.expected_tokens()))
+    return c / ((t.T_out - 1) * (t.n_v * f1 + t.k_d * sym("f_d")) / e + fp), named
 
 
 def _ring_parts(x_tp: tuple) -> list:
@@ -1113,11 +1140,17 @@ def _term_lines(qid: str, qsym, variant: str) -> tuple[list[str], list]:
     from genreport.formulas import solve as so
 
     whole, named = _terms(qid)
-    forms = [(s, what, so.apply_variant(e, variant)) for s, what, e in named]
-    out = [f"  {so.expr_text(qsym)} = {so.expr_text(whole)}", "  where"]
+    built = qid in ("compute_batch", "compute_batch_speculative")  # printed as written, as the report prints them
+    forms = [(s, what, so.apply_variant(e, variant, not built)) for s, what, e in named]
+    out = [f"  {so.expr_text(qsym)} = {so.expr_text(whole, built)}", "  where"]
     for s, what, e in forms:
         out.append(f"    {s.name}: {what}")
-        out.append(f"      {s.name} = {so.expr_text(e)}")
+        out.append(f"      {s.name} = {so.expr_text(e, built)}")
+    if built:  # inputs the whole holds beside its parts (T_out, n_v, k_d, f_d): the header lists them too; a part's
+        # symbol, no glossary input, is not listed
+        import sympy as sp
+
+        forms = [*forms, (sp.Symbol("B_P", positive=True), "", whole)]
     return out, forms
 
 
@@ -1221,8 +1254,8 @@ def _term_values(forms: list, inputs: dict) -> str:
               for s, _, e in forms}
     for _ in range(len(forms)):  # each pass puts in the parts' values found so far
         values = {s: v.xreplace({t: w for t, w in values.items() if w.is_number}) for s, v in values.items()}
-    shown = [f"{s.name} = {float(v):.6g} s" if v.is_number else f"{s.name} = (no value: {v.free_symbols})"
-             for s, v in values.items()]
+    shown = [f"{s.name} = {float(v):.6g} {_PART_UNITS.get(s.name, 's')}" if v.is_number
+             else f"{s.name} = (no value: {v.free_symbols})" for s, v in values.items() if s.name != "B_P"]
     return "  parts: " + ", ".join(shown)
 
 
