@@ -106,6 +106,24 @@ def sig3(x) -> str:
     return f"{x:#.3g}".rstrip(".")
 
 
+def dollars(x) -> str:
+    """An amount of dollars in three significant digits, as :func:`sig3` writes it, but never in scientific notation:
+    a request of Llama 3.1 8B on one H100 costs '0.0000123', which sig3 wrote '1.23e-05'.
+
+    >>> dollars(1.234e-05), dollars(1.2e-05), dollars(0.000909), dollars(0.717), dollars(1234.5)
+    ('0.0000123', '0.000012', '0.000909', '0.717', '1,234')
+    """
+    if x is None:
+        return "n/a"
+    x = float(x)
+    rounded = float(f"{x:.3g}") if math.isfinite(x) else x
+    if not math.isfinite(x) or x == 0 or abs(rounded) >= 1e-4:
+        return sig3(x)
+    full = f"{x:.{2 - math.floor(math.log10(abs(rounded)))}f}"
+    short = full.rstrip("0")
+    return short if abs(float(short) - x) <= 1e-9 * abs(x) else full
+
+
 def rate(x, unit: str = "FLOP/s") -> str:
     x = float(x)
     for scale, prefix in ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")):
@@ -188,7 +206,7 @@ def elasticity(v) -> str:
 
 
 FILTERS = {
-    "elasticity": elasticity, "memsize": memsize, "nearest": nearest, "num": num, "exact": exact, "integer": integer, "gb": gb, "gib": gib, "size": size, "kib": kib, "time": time, "micro": micro, "sig3": sig3,
+    "elasticity": elasticity, "memsize": memsize, "nearest": nearest, "num": num, "exact": exact, "integer": integer, "gb": gb, "gib": gib, "size": size, "kib": kib, "time": time, "micro": micro, "sig3": sig3, "dollars": dollars,
     "rate": rate, "bandwidth": bandwidth, "flops": flops, "params": params, "pct": pct, "times": times,
 }
 

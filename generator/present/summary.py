@@ -334,13 +334,13 @@ def serving_parts(r: Results, chapter: int) -> list[tuple[str, str, bool]] | Non
             say(" (its tensor-parallel group across nodes, over the scale-out network)")
         if cheap.get("usd_per_request") is not None:
             say(" at $")
-            say(fmt.sig3(cheap["usd_per_request"]), True)
+            say(fmt.dollars(cheap["usd_per_request"]), True)
             say(" per request ($")
-            say(fmt.sig3(cheap["usd_per_mtok_out"]), True)
+            say(fmt.dollars(cheap["usd_per_mtok_out"]), True)
             say(" per million output tokens)")
         elif cheap.get("usd_per_mtok_out") is not None:
             say(" at $")
-            say(fmt.sig3(cheap["usd_per_mtok_out"]), True)
+            say(fmt.dollars(cheap["usd_per_mtok_out"]), True)
             say(" per million output tokens")
         if not sv.get("users"):
             say(", with at most ")

@@ -152,6 +152,17 @@ const GR_FMT = (() => {
     return format(x, "#.3g").replace(/\.$/, "");
   }
 
+  // fmt.dollars: sig3, but an amount under 1e-4 in fixed notation ("0.0000123", not "1.23e-05")
+  function dollars(x) {
+    if (none(x)) return "n/a";
+    x = float(x);
+    const rounded = Number.isFinite(x) ? Number(format(x, ".3g")) : x;
+    if (!Number.isFinite(x) || x === 0 || Math.abs(rounded) >= 1e-4) return sig3(x);
+    const full = format(x, "." + (2 - Math.floor(Math.log10(Math.abs(rounded)))) + "f");
+    const short = full.replace(/0+$/, "");
+    return Math.abs(Number(short) - x) <= 1e-9 * Math.abs(x) ? short : full;
+  }
+
   function rate(x, unit = "FLOP/s") {
     x = float(x);
     for (const [scale, prefix] of [[1e15, "P"], [1e12, "T"], [1e9, "G"], [1e6, "M"], [1e3, "k"]]) {
@@ -213,7 +224,7 @@ const GR_FMT = (() => {
   }
 
   return {
-    num, exact, integer, sig4, gb, gib, size, kib, time, micro, sig3, elasticity, rate, bandwidth: x => rate(x, "B/s"), flops: x => rate(x, "FLOP"),
+    num, exact, integer, sig4, gb, gib, size, kib, time, micro, sig3, dollars, elasticity, rate, bandwidth: x => rate(x, "B/s"), flops: x => rate(x, "FLOP"),
     params, pct, times, memsize, nearest, tex_number, format, GB, GiB, device,
   };
 })();

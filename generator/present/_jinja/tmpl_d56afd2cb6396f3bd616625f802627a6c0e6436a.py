@@ -34,82 +34,88 @@ def root(context, missing=missing):
         def t_1(*unused):
             raise TemplateRuntimeError("No filter named 'device' found.")
     try:
-        t_2 = environment.filters['format']
+        t_2 = environment.filters['dollars']
     except KeyError:
         @internalcode
         def t_2(*unused):
-            raise TemplateRuntimeError("No filter named 'format' found.")
+            raise TemplateRuntimeError("No filter named 'dollars' found.")
     try:
-        t_3 = environment.filters['gb']
+        t_3 = environment.filters['format']
     except KeyError:
         @internalcode
         def t_3(*unused):
-            raise TemplateRuntimeError("No filter named 'gb' found.")
+            raise TemplateRuntimeError("No filter named 'format' found.")
     try:
-        t_4 = environment.filters['gib']
+        t_4 = environment.filters['gb']
     except KeyError:
         @internalcode
         def t_4(*unused):
-            raise TemplateRuntimeError("No filter named 'gib' found.")
+            raise TemplateRuntimeError("No filter named 'gb' found.")
     try:
-        t_5 = environment.filters['integer']
+        t_5 = environment.filters['gib']
     except KeyError:
         @internalcode
         def t_5(*unused):
-            raise TemplateRuntimeError("No filter named 'integer' found.")
+            raise TemplateRuntimeError("No filter named 'gib' found.")
     try:
-        t_6 = environment.filters['kib']
+        t_6 = environment.filters['integer']
     except KeyError:
         @internalcode
         def t_6(*unused):
-            raise TemplateRuntimeError("No filter named 'kib' found.")
+            raise TemplateRuntimeError("No filter named 'integer' found.")
     try:
-        t_7 = environment.filters['length']
+        t_7 = environment.filters['kib']
     except KeyError:
         @internalcode
         def t_7(*unused):
-            raise TemplateRuntimeError("No filter named 'length' found.")
+            raise TemplateRuntimeError("No filter named 'kib' found.")
     try:
-        t_8 = environment.filters['nearest']
+        t_8 = environment.filters['length']
     except KeyError:
         @internalcode
         def t_8(*unused):
-            raise TemplateRuntimeError("No filter named 'nearest' found.")
+            raise TemplateRuntimeError("No filter named 'length' found.")
     try:
-        t_9 = environment.filters['num']
+        t_9 = environment.filters['nearest']
     except KeyError:
         @internalcode
         def t_9(*unused):
-            raise TemplateRuntimeError("No filter named 'num' found.")
+            raise TemplateRuntimeError("No filter named 'nearest' found.")
     try:
-        t_10 = environment.filters['params']
+        t_10 = environment.filters['num']
     except KeyError:
         @internalcode
         def t_10(*unused):
-            raise TemplateRuntimeError("No filter named 'params' found.")
+            raise TemplateRuntimeError("No filter named 'num' found.")
     try:
-        t_11 = environment.filters['sig3']
+        t_11 = environment.filters['params']
     except KeyError:
         @internalcode
         def t_11(*unused):
-            raise TemplateRuntimeError("No filter named 'sig3' found.")
+            raise TemplateRuntimeError("No filter named 'params' found.")
     try:
-        t_12 = environment.filters['time']
+        t_12 = environment.filters['sig3']
     except KeyError:
         @internalcode
         def t_12(*unused):
-            raise TemplateRuntimeError("No filter named 'time' found.")
+            raise TemplateRuntimeError("No filter named 'sig3' found.")
     try:
-        t_13 = environment.tests['defined']
+        t_13 = environment.filters['time']
     except KeyError:
         @internalcode
         def t_13(*unused):
-            raise TemplateRuntimeError("No test named 'defined' found.")
+            raise TemplateRuntimeError("No filter named 'time' found.")
     try:
-        t_14 = environment.tests['none']
+        t_14 = environment.tests['defined']
     except KeyError:
         @internalcode
         def t_14(*unused):
+            raise TemplateRuntimeError("No test named 'defined' found.")
+    try:
+        t_15 = environment.tests['none']
+    except KeyError:
+        @internalcode
+        def t_15(*unused):
             raise TemplateRuntimeError("No test named 'none' found.")
     pass
     included_template = environment.get_template('_macros.html.j2', 'sections/s9_serving.html.j2').make_module(context.get_all(), True, {'budget_words': l_0_budget_words, 'figure': l_0_figure, 'formula': l_0_formula, 'fr': l_0_fr, 'n': l_0_n, 'ra': l_0_ra, 'spx': l_0_spx, 'why': l_0_why})
@@ -133,14 +139,14 @@ def root(context, missing=missing):
         yield '>\n<h2>'
         yield escape(environment.getattr((undefined(name='ch') if l_0_ch is missing else l_0_ch), 's9'))
         yield '. Serving: one request, its targets, its cost</h2>\n<p data-static>The spec asks for requests of <strong>'
-        yield escape(t_5(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'prompt')))
+        yield escape(t_6(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'prompt')))
         yield ' prompt tokens</strong> and <strong>'
-        yield escape(t_5(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'output')))
+        yield escape(t_6(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'output')))
         yield '\ngenerated</strong>'
         if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'users'):
             pass
             yield ', '
-            yield escape(t_5(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'users')))
+            yield escape(t_6(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'users')))
             yield ' at a time'
         if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_target') or environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_target')):
             pass
@@ -148,41 +154,41 @@ def root(context, missing=missing):
             if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_target'):
                 pass
                 yield 'a time to first token of '
-                yield escape(t_12(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_target')))
+                yield escape(t_13(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_target')))
             if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_target') and environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_target')):
                 pass
                 yield ' and '
             if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_target'):
                 pass
                 yield 'a time per output token of '
-                yield escape(t_12(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_target')))
+                yield escape(t_13(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_target')))
         yield ',\non '
         yield escape(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'where'))
         yield ". The time to first token (TTFT) is the prefill of one prompt alone on the replica, its\ncommunication included; the time per output token (TPOT) is the request's slowest decode round, "
         if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'round_context') != environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'last_context')):
             pass
             yield 'at context\n'
-            yield escape(t_5(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'round_context')))
+            yield escape(t_6(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'round_context')))
             yield ', the end of the last chunk its rounds fill (its chunked layers read a whole chunk there, more than at its last\ncontext, '
-            yield escape(t_5(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'last_context')))
+            yield escape(t_6(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'last_context')))
             yield ' tokens)'
         else:
             pass
             yield 'at its last context\n('
-            yield escape(t_5(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'last_context')))
+            yield escape(t_6(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'last_context')))
             yield ' tokens)'
         yield '; the end-to-end latency is TTFT plus the '
-        yield escape(t_5(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rounds')))
+        yield escape(t_6(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rounds')))
         yield ' decode rounds after the first\ntoken, summed in closed form: every ledger of a round is affine in the context, so the rounds cost as many rounds at the\nmean context '
-        yield escape(t_5(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'prompt')))
+        yield escape(t_6(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'prompt')))
         yield ' + '
-        yield escape(t_5(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'output')))
+        yield escape(t_6(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'output')))
         yield "/2, and the bound takes the largest of the ledgers' sums, never more than the sum of the rounds.\nCosts take "
-        yield escape((markup_join((t_2('$%.2f', environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'price_per_hour')), ' per ', (undefined(name='GPU') if l_0_GPU is missing else l_0_GPU), '-hour', )) if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'price_per_hour') else markup_join(('no price (the ', (undefined(name='GPU') if l_0_GPU is missing else l_0_GPU), ' file has none: set serving.price)', ))))
+        yield escape((markup_join((t_3('$%.2f', environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'price_per_hour')), ' per ', (undefined(name='GPU') if l_0_GPU is missing else l_0_GPU), '-hour', )) if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'price_per_hour') else markup_join(('no price (the ', (undefined(name='GPU') if l_0_GPU is missing else l_0_GPU), ' file has none: set serving.price)', ))))
         if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'board_watts'):
             pass
             yield ' and '
-            yield escape(t_5(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'board_watts')))
+            yield escape(t_6(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'board_watts')))
             yield ' W of board power per '
             yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
             yield ' (an upper estimate of the draw)'
@@ -193,13 +199,13 @@ def root(context, missing=missing):
             if (environment.getattr((undefined(name='verdicts') if l_0_verdicts is missing else l_0_verdicts), 'weights_fit') == False):
                 pass
                 yield 'its weights alone,\n'
-                yield escape(t_3(environment.getattr((undefined(name='sc') if l_0_sc is missing else l_0_sc), 'weight_bytes')))
+                yield escape(t_4(environment.getattr((undefined(name='sc') if l_0_sc is missing else l_0_sc), 'weight_bytes')))
                 if (undefined(name='par') if l_0_par is missing else l_0_par):
                     pass
                     yield ' per '
                     yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
                 yield ', exceed the '
-                yield escape(t_4(environment.getattr((undefined(name='sc') if l_0_sc is missing else l_0_sc), 'capacity')))
+                yield escape(t_5(environment.getattr((undefined(name='sc') if l_0_sc is missing else l_0_sc), 'capacity')))
                 yield ' '
                 if (undefined(name='par') if l_0_par is missing else l_0_par):
                     pass
@@ -212,7 +218,7 @@ def root(context, missing=missing):
             else:
                 pass
                 yield 'no sequence of\n'
-                yield escape(t_5(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'context')))
+                yield escape(t_6(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'context')))
                 yield ' tokens fits beside its weights'
             yield ', so it has no time to first token, time per output token or cost to state.\n'
         else:
@@ -238,35 +244,35 @@ def root(context, missing=missing):
                         pass
                         yield '&nbsp;&nbsp;serial estimate'
                     yield '</td>\n<td class="n">'
-                    yield escape(t_5(environment.getattr(l_1_row, 'batch')))
+                    yield escape(t_6(environment.getattr(l_1_row, 'batch')))
                     yield '</td><td class="n">'
-                    yield escape(t_12(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'ttft')))
+                    yield escape(t_13(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'ttft')))
                     yield '</td><td class="n">'
-                    yield escape(t_12(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'tpot')))
+                    yield escape(t_13(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'tpot')))
                     yield '</td><td class="n">'
-                    yield escape(t_12(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'e2e')))
+                    yield escape(t_13(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'e2e')))
                     yield '</td>\n<td class="n">'
-                    yield escape(t_9(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'tokens_per_s_user')))
+                    yield escape(t_10(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'tokens_per_s_user')))
                     yield '</td><td class="n">'
-                    yield escape(t_9(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'tokens_per_s_gpu')))
+                    yield escape(t_10(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'tokens_per_s_gpu')))
                     yield '</td>\n<td class="n">'
-                    if (not t_14(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'usd_per_mtok_in'))):
+                    if (not t_15(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'usd_per_mtok_in'))):
                         pass
-                        yield escape(t_11(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'usd_per_mtok_in')))
+                        yield escape(t_12(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'usd_per_mtok_in')))
                     else:
                         pass
                         yield '—'
                     yield '</td>\n<td class="n">'
-                    if (not t_14(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'usd_per_mtok_out'))):
+                    if (not t_15(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'usd_per_mtok_out'))):
                         pass
-                        yield escape(t_11(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'usd_per_mtok_out')))
+                        yield escape(t_12(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'usd_per_mtok_out')))
                     else:
                         pass
                         yield '—'
                     yield '</td>\n<td class="n">'
-                    if (not t_14(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'joules_per_token'))):
+                    if (not t_15(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'joules_per_token'))):
                         pass
-                        yield escape(t_11(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'joules_per_token')))
+                        yield escape(t_12(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'joules_per_token')))
                     else:
                         pass
                         yield '—'
@@ -281,7 +287,7 @@ def root(context, missing=missing):
                     yield 'The expert-parallel group spans '
                     yield escape(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ep_nodes'))
                     yield ' nodes of '
-                    yield escape(t_5(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'gpus_per_node')))
+                    yield escape(t_6(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'gpus_per_node')))
                     yield ' '
                     yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
                     yield "s, its replicas' MoE layers running across all of them; each node's share gives"
@@ -290,7 +296,7 @@ def root(context, missing=missing):
                     yield 'A replica spans '
                     yield escape(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'replica_nodes'))
                     yield ' nodes of '
-                    yield escape(t_5(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'gpus_per_node')))
+                    yield escape(t_6(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'gpus_per_node')))
                     yield ' '
                     yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
                     yield "s; each node's share"
@@ -303,20 +309,20 @@ def root(context, missing=missing):
                         yield 's over '
                         yield escape(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'replica_nodes'))
                         yield ' nodes: '
-                        yield escape(t_9(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'node_busy_gpus')))
+                        yield escape(t_10(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'node_busy_gpus')))
                         yield ' a node)'
                     yield ' gives'
                 elif (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'replica_gpus') == environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'gpus_per_node')):
                     pass
                     yield 'A node of '
-                    yield escape(t_5(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'gpus_per_node')))
+                    yield escape(t_6(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'gpus_per_node')))
                     yield ' '
                     yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
                     yield 's, one replica, gives'
                 else:
                     pass
                     yield 'A node of '
-                    yield escape(t_5(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'gpus_per_node')))
+                    yield escape(t_6(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'gpus_per_node')))
                     yield ' '
                     yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
                     yield 's full of such replicas ('
@@ -344,56 +350,56 @@ def root(context, missing=missing):
                         yield ' idle'
                     yield ') gives'
                 yield ' at most '
-                yield escape(t_9(environment.getattr(environment.getattr(environment.getitem(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rows'), -1), 'bound'), 'tokens_per_s_node')))
+                yield escape(t_10(environment.getattr(environment.getattr(environment.getitem(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rows'), -1), 'bound'), 'tokens_per_s_node')))
                 yield " output tok/s at the last row's batch by the strict bound (its bound row's tok/s per "
                 yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
                 yield " times the node's "
                 yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
                 yield "s that run it). The serial estimate's row gives "
-                yield escape(t_9(environment.getattr(environment.getattr(environment.getitem(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rows'), -1), 'serial'), 'tokens_per_s_node')))
+                yield escape(t_10(environment.getattr(environment.getattr(environment.getitem(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rows'), -1), 'serial'), 'tokens_per_s_node')))
                 yield '. '
             yield 'A replica holds '
-            yield escape(t_5(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'capacity_batch')))
+            yield escape(t_6(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'capacity_batch')))
             yield ' sequence'
             if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'capacity_batch') != 1):
                 pass
                 yield 's'
             yield ' of '
-            yield escape(t_5(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'last_context')))
+            yield escape(t_6(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'last_context')))
             yield ' tokens'
             if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'dp') > 1):
                 pass
                 yield ' ('
-                yield escape(t_5(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'concurrency')))
+                yield escape(t_6(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'concurrency')))
                 yield ' over the '
                 yield escape(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'dp'))
                 yield ' replicas)'
             if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'max_sequences'):
                 pass
                 yield ', but its engine runs at most '
-                yield escape(t_5(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'max_sequences')))
+                yield escape(t_6(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'max_sequences')))
                 yield " at once (engine.max_sequences, vLLM's max_num_seqs, whose logits the activation workspace holds): no row's batch passes it"
             yield '.\n'
-            if (not t_14(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_met'))):
+            if (not t_15(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_met'))):
                 pass
                 yield 'The TTFT target is '
                 if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_met'):
                     pass
                     yield 'met: at least '
-                    yield escape(t_12(environment.getattr(environment.getattr(environment.getitem(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rows'), 0), 'bound'), 'ttft')))
+                    yield escape(t_13(environment.getattr(environment.getattr(environment.getitem(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rows'), 0), 'bound'), 'ttft')))
                     yield ' at this layout'
                 else:
                     pass
                     yield '<strong>missed</strong>: the prefill alone takes at least '
-                    yield escape(t_12(environment.getattr(environment.getattr(environment.getitem(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rows'), 0), 'bound'), 'ttft')))
+                    yield escape(t_13(environment.getattr(environment.getattr(environment.getitem(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rows'), 0), 'bound'), 'ttft')))
                     yield ' at this layout'
                 yield '. '
-            if (not t_14(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_batch'))):
+            if (not t_15(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_batch'))):
                 pass
                 if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_batch'):
                     pass
                     yield 'The TPOT target allows '
-                    yield escape(t_5(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_batch')))
+                    yield escape(t_6(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_batch')))
                     yield ' sequence'
                     if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_batch') != 1):
                         pass
@@ -405,14 +411,14 @@ def root(context, missing=missing):
                     elif (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'max_sequences') and (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_batch') == environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'max_sequences'))):
                         pass
                         yield " (the engine's max_sequences stops the batch first)"
-                    elif ((not t_14(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'compute_batch'))) and (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_batch') == environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'compute_batch'))):
+                    elif ((not t_15(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'compute_batch'))) and (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_batch') == environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'compute_batch'))):
                         pass
                         yield " (the compute stops the batch first, the sequences' prompts counted)"
                     yield '.'
-                    if (not t_14(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'compute_batch'))):
+                    if (not t_15(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'compute_batch'))):
                         pass
                         yield " With their prompts' prefills a replica's compute keeps at most B<sub>P,θ</sub> = n<sub>TP</sub> n<sub>st</sub> P (T<sub>out</sub> − 1) θ / F<sub>r</sub> = "
-                        yield escape(t_5(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'compute_batch')))
+                        yield escape(t_6(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'compute_batch')))
                         yield " sequences at the target (F<sub>r</sub> a request's FLOPs: its decode tokens at the mean context and its prompt; the decode round alone leaves them out)."
                 else:
                     pass
@@ -427,9 +433,9 @@ def root(context, missing=missing):
                 yield ' '
             if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'gpus_for_users'):
                 pass
-                yield escape(t_5(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'users')))
+                yield escape(t_6(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'users')))
                 yield ' users take '
-                yield escape(t_5(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'gpus_for_users')))
+                yield escape(t_6(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'gpus_for_users')))
                 yield ' '
                 yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
                 if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'gpus_for_users') != 1):
@@ -438,13 +444,13 @@ def root(context, missing=missing):
                 if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'dp') > 1):
                     pass
                     yield ' ('
-                    yield escape(t_5(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'replicas_for_users')))
+                    yield escape(t_6(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'replicas_for_users')))
                     yield ' replica'
                     if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'replicas_for_users') != 1):
                         pass
                         yield 's'
                     yield ' of '
-                    yield escape(t_5(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'replica_gpus')))
+                    yield escape(t_6(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'replica_gpus')))
                     yield ' '
                     yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
                     if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'replica_gpus') != 1):
@@ -464,7 +470,7 @@ def root(context, missing=missing):
                     yield "; the users' row spreads them over its "
                     yield escape(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'dp'))
                     yield ' replicas, '
-                    yield escape(t_5(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'users_batch')))
+                    yield escape(t_6(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'users_batch')))
                     yield ' on the busiest'
                 yield '. '
         if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'):
@@ -494,7 +500,7 @@ def root(context, missing=missing):
             if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'users'):
                 pass
                 yield "serving the spec's "
-                yield escape(t_5(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'users')))
+                yield escape(t_6(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'users')))
                 yield ' users'
             else:
                 pass
@@ -540,29 +546,29 @@ def root(context, missing=missing):
             yield ':\n'
             if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'users'):
                 pass
-                yield escape(t_5(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'batch')))
+                yield escape(t_6(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'batch')))
                 yield ' sequence'
                 yield escape(('s' if (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'batch') != 1) else ''))
                 yield ' on '
                 yield escape(('each replica' if ((environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'dp') > 1) or (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'gpus_for_users') > environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'gpus'))) else 'its replica'))
                 yield ', '
             yield 'TTFT '
-            yield escape(t_12(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'ttft')))
+            yield escape(t_13(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'ttft')))
             yield ', TPOT '
-            yield escape(t_12(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'tpot')))
+            yield escape(t_13(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'tpot')))
             yield ', '
-            yield escape(t_9(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'tokens_per_s_gpu')))
+            yield escape(t_10(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'tokens_per_s_gpu')))
             yield ' tok/s per '
             yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
-            if (not t_14(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'usd_per_mtok_out'))):
+            if (not t_15(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'usd_per_mtok_out'))):
                 pass
                 yield ', $'
-                yield escape(t_11(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'usd_per_mtok_out')))
+                yield escape(t_2(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'usd_per_mtok_out')))
                 yield ' per million output tokens'
-            if (not t_14(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'usd_per_request'))):
+            if (not t_15(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'usd_per_request'))):
                 pass
                 yield ', $'
-                yield escape(t_11(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'usd_per_request')))
+                yield escape(t_2(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'usd_per_request')))
                 yield ' per request'
             if (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'precision') in ('int8', 'int4')):
                 pass
@@ -582,18 +588,18 @@ def root(context, missing=missing):
                     yield ' draft token'
                     yield escape(('s' if (environment.getattr((undefined(name='spx') if l_0_spx is missing else l_0_spx), 'draft_tokens') > 1) else ''))
                     yield ', each accepted '
-                    yield escape(t_2('%.0f', (environment.getattr((undefined(name='spx') if l_0_spx is missing else l_0_spx), 'acceptance') * 100)))
+                    yield escape(t_3('%.0f', (environment.getattr((undefined(name='spx') if l_0_spx is missing else l_0_spx), 'acceptance') * 100)))
                     yield '%'
                     if environment.getattr((undefined(name='spx') if l_0_spx is missing else l_0_spx), 'draft'):
                         pass
                         yield ', drafted by '
                         yield escape(environment.getattr((undefined(name='spx') if l_0_spx is missing else l_0_spx), 'draft'))
                     yield '): its round yields '
-                    yield escape(t_2('%.2f', environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'spec_speedup')))
+                    yield escape(t_3('%.2f', environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'spec_speedup')))
                     yield '× the tokens per second of a plain one at batch '
-                    yield escape(t_5(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'batch')))
+                    yield escape(t_6(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'batch')))
                     yield ', TPOT '
-                    yield escape(t_12(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'tpot_plain')))
+                    yield escape(t_13(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'tpot_plain')))
                     yield ' without.'
                 else:
                     pass
@@ -602,7 +608,7 @@ def root(context, missing=missing):
                     yield ' draft token'
                     yield escape(('s' if (environment.getattr((undefined(name='spx') if l_0_spx is missing else l_0_spx), 'draft_tokens') > 1) else ''))
                     yield ', each accepted '
-                    yield escape(t_2('%.0f', (environment.getattr((undefined(name='spx') if l_0_spx is missing else l_0_spx), 'acceptance') * 100)))
+                    yield escape(t_3('%.0f', (environment.getattr((undefined(name='spx') if l_0_spx is missing else l_0_spx), 'acceptance') * 100)))
                     yield '%) no layout <code>plan --speculative</code> finds is cheaper.'
         elif (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_target') or environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_target')):
             pass
@@ -618,7 +624,7 @@ def root(context, missing=missing):
             yield '<p data-static>Figure '
             yield escape(context.call(environment.getattr((undefined(name='eq') if l_0_eq is missing else l_0_eq), 'figure'), 'fig10-frontier'))
             yield ' sets this layout among the '
-            yield escape(t_7(environment.getattr((undefined(name='fr') if l_0_fr is missing else l_0_fr), 'layouts')))
+            yield escape(t_8(environment.getattr((undefined(name='fr') if l_0_fr is missing else l_0_fr), 'layouts')))
             yield ' that <code>plan</code> tries at '
             yield escape(environment.getattr((undefined(name='fr') if l_0_fr is missing else l_0_fr), 'precision'))
             yield ", under the\nserial estimate; this report's "
@@ -641,21 +647,21 @@ def root(context, missing=missing):
         if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'):
             pass
             yield '<h3>What serving engines do to it</h3>\n<p>Each technique changes how many tokens one pass over the weights serves, so each moves the step on the roofline,\nat <span data-sv="batch" data-f="integer">'
-            yield escape(t_5(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'batch')))
+            yield escape(t_6(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'batch')))
             yield '</span> sequences per replica'
             if environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'context'):
                 pass
                 yield ', context <span data-sv="context" data-f="integer">'
-                yield escape(t_5(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'context')))
+                yield escape(t_6(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'context')))
                 yield "</span> (a request's last token)"
             if ('speedup_last' in environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers')):
                 pass
                 yield '; speculative decoding\'s TPOT is the TPOT above over its speed-up at that last token (<span data-sv="numbers.speedup_last" data-f="f2">'
-                yield escape(t_2('%.2f', environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'speedup_last')))
+                yield escape(t_3('%.2f', environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'speedup_last')))
                 yield '</span>×), its tok/s and $/M the ones above with its speed-up at a request\'s mean context, <span data-sv="mean_context" data-f="integer">'
-                yield escape(t_5(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'mean_context')))
+                yield escape(t_6(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'mean_context')))
                 yield '</span> (<span data-sv="numbers.speedup_mean" data-f="f2">'
-                yield escape(t_2('%.2f', environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'speedup_mean')))
+                yield escape(t_3('%.2f', environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'speedup_mean')))
                 yield '</span>×: the decode rounds summed), as <code>plan --speculative</code> and the frontier take them'
             yield '. Speculative decoding and the KV transfer\nare evaluated through the layout (its collectives and pipeline included); chunked prefill takes one '
             yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
@@ -674,7 +680,7 @@ def root(context, missing=missing):
                 yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
                 yield 's each carry their slice of every request)'
             yield '. A chunked-prefill step takes at most <span data-sv="chunk" data-f="integer">'
-            yield escape(t_5(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk')))
+            yield escape(t_6(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk')))
             yield "</span> tokens, the running sequences' decode tokens first and a prompt chunk in what they leave ("
             yield escape(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk_source'))
             yield ').</p>\n<div class="scroll"><table>\n<thead><tr><th>technique</th><th>setting</th><th class="n">TTFT</th><th class="n">TPOT</th><th class="n">tok/s per '
@@ -688,25 +694,25 @@ def root(context, missing=missing):
                 yield '</td><td>'
                 yield escape(environment.getattr(l_1_row, 'setting'))
                 yield '</td>\n<td class="n">'
-                yield escape(t_12(environment.getitem(environment.getattr(l_1_row, 'ttft'), 0)))
+                yield escape(t_13(environment.getitem(environment.getattr(l_1_row, 'ttft'), 0)))
                 yield ' → '
-                yield escape(t_12(environment.getitem(environment.getattr(l_1_row, 'ttft'), 1)))
+                yield escape(t_13(environment.getitem(environment.getattr(l_1_row, 'ttft'), 1)))
                 yield '</td><td class="n">'
-                yield escape(t_12(environment.getitem(environment.getattr(l_1_row, 'tpot'), 0)))
+                yield escape(t_13(environment.getitem(environment.getattr(l_1_row, 'tpot'), 0)))
                 yield ' → '
-                yield escape(t_12(environment.getitem(environment.getattr(l_1_row, 'tpot'), 1)))
+                yield escape(t_13(environment.getitem(environment.getattr(l_1_row, 'tpot'), 1)))
                 yield '</td>\n<td class="n">'
-                yield escape(t_9(environment.getitem(environment.getattr(l_1_row, 'per_gpu'), 0)))
+                yield escape(t_10(environment.getitem(environment.getattr(l_1_row, 'per_gpu'), 0)))
                 yield ' → '
-                yield escape(t_9(environment.getitem(environment.getattr(l_1_row, 'per_gpu'), 1)))
+                yield escape(t_10(environment.getitem(environment.getattr(l_1_row, 'per_gpu'), 1)))
                 yield '</td>\n<td class="n">'
-                if (not t_14(environment.getitem(environment.getattr(l_1_row, 'usd'), 0))):
+                if (not t_15(environment.getitem(environment.getattr(l_1_row, 'usd'), 0))):
                     pass
-                    yield escape(t_11(environment.getitem(environment.getattr(l_1_row, 'usd'), 0)))
+                    yield escape(t_12(environment.getitem(environment.getattr(l_1_row, 'usd'), 0)))
                     yield ' → '
-                    if (not t_14(environment.getitem(environment.getattr(l_1_row, 'usd'), 1))):
+                    if (not t_15(environment.getitem(environment.getattr(l_1_row, 'usd'), 1))):
                         pass
-                        yield escape(t_11(environment.getitem(environment.getattr(l_1_row, 'usd'), 1)))
+                        yield escape(t_12(environment.getitem(environment.getattr(l_1_row, 'usd'), 1)))
                     else:
                         pass
                         yield '—'
@@ -728,14 +734,14 @@ def root(context, missing=missing):
                 yield '.</li>\n'
             l_1_row = missing
             yield '</ul>\n'
-            if t_13(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_speculative')):
+            if t_14(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_speculative')):
                 pass
                 yield '<p>Speculative decoding: a verify step reads the weights and each sequence\'s cache once for its\nk<sub>d</sub> + 1 tokens and yields E = (1 − p<sub>a</sub><sup>k<sub>d</sub>+1</sup>) / (1 − p<sub>a</sub>) = <span data-sv="numbers.expected_tokens" data-f="f2">'
-                yield escape(t_2('%.2f', environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'expected_tokens')))
+                yield escape(t_3('%.2f', environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'expected_tokens')))
                 yield '</span> tokens\n(Leviathan et al.). At the layout the verify round carries k<sub>d</sub> + 1 tokens of each sequence through the weights and\nthe collectives and reads each cache once (t<sub>v</sub>, <code>verify_time_bound</code>), against the plain round t<sub>s</sub>\n(<code>decode_time_bound</code>) and the drafts t<sub>d</sub>, at the last token (the speed-up that divides the TPOT) and at the mean context (the one the tok/s take):</p>\n<div class="static-fx" data-static>'
                 yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_speculative'), False))
                 yield '</div>\n'
-                if t_13(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_speculative_mean')):
+                if t_14(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_speculative_mean')):
                     pass
                     yield '<div class="static-fx" data-static>'
                     yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_speculative_mean'), False))
@@ -745,7 +751,7 @@ def root(context, missing=missing):
                     pass
                     yield ', where the roofline charges the experts the verify tokens touch in full'
                 yield ", up to E itself. What no\nengine beats is the speculative TPOT's bound, t<sub>v</sub> / E.</p>"
-            if t_13(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_draft')):
+            if t_14(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_draft')):
                 pass
                 yield '<p data-static>The drafts: '
                 yield escape(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'draft_model'))
@@ -772,26 +778,26 @@ def root(context, missing=missing):
                 yield escape(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk_steps'))
                 yield ' steps, one per micro-batch in flight'
             yield ', or the whole uncached prompt where that holds it; here <span data-sv="numbers.chunk_tokens" data-f="nearest">'
-            yield escape(t_8(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'chunk_tokens')))
+            yield escape(t_9(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'chunk_tokens')))
             yield '</span>) reads the weights once'
             if ((environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'head_form') == 'mla') and (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'head_dim_chunk') != environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'head_dim_decode'))):
                 pass
                 yield "; <span data-static>each part attends in its own form, the decode tokens in MLA's absorbed form (d<sub>h</sub> = "
-                yield escape(t_9(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'head_dim_decode')))
+                yield escape(t_10(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'head_dim_decode')))
                 yield ': the latent and its rotary part, as a decode step reads them) and the prompt chunk in the decompressed form a prefill runs (d<sub>h,p</sub> = '
-                yield escape(t_9(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'head_dim_chunk')))
+                yield escape(t_10(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'head_dim_chunk')))
                 yield ": the query-key and value heads), as the engines' MLA backends split a mixed step into its decode and prefill parts</span>"
             elif ((environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'head_form') == 'bounded') and (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'head_dim_chunk') != environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'head_dim_decode'))):
                 pass
                 yield "; <span data-static>each part attends what its layers' windows let it, the decode tokens the share of the cached positions a token at the last context reads (d<sub>h</sub> = "
-                yield escape(t_9(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'head_dim_decode')))
+                yield escape(t_10(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'head_dim_decode')))
                 yield ": the head dimension times that share) and the prompt chunk the share of the uncached prompt's causal attention its layers compute (d<sub>h,p</sub> = "
-                yield escape(t_9(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'head_dim_chunk')))
+                yield escape(t_10(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'head_dim_chunk')))
                 yield '), as a prefill of that prompt counts it</span>'
             yield ':</p>\n<div class="static-fx" data-static>'
             yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_chunked'), False))
             yield '</div>\n'
-            if t_13(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_goodput')):
+            if t_14(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_goodput')):
                 pass
                 yield '<p>Continuous batching in steady state: requests arriving at λ per second keep\nλ (T<sub>out</sub> − 1) t<sub>s</sub> sequences decoding (Little\'s law), so the memory ledger of a step grows with its own length; the\nhighest rate whose step meets the TPOT target is</p>\n<div class="static-fx" data-static>'
                 yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_goodput'), False))
@@ -803,7 +809,7 @@ def root(context, missing=missing):
                     yield '<sub>'
                     yield escape(environment.getitem(context.call(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'tpot_streamed'), 'split'), '_'), 1))
                     yield '</sub> is the '
-                    yield escape(t_10(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'tpot_weights'), 'N')))
+                    yield escape(t_11(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'tpot_weights'), 'N')))
                     yield ' parameters one '
                     yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
                     yield ' streams in a step at that rate: its λ θ (T<sub>out</sub> − 1) decode tokens and λ θ T<sub>in</sub> (1 − h<sub>p</sub>) prompt tokens '
@@ -819,38 +825,38 @@ def root(context, missing=missing):
                     yield ', so the rate and the weights are found together, the steady state Figure '
                     yield escape(context.call(environment.getattr((undefined(name='eq') if l_0_eq is missing else l_0_eq), 'figure'), 'fig11-rates'))
                     yield ' runs, not the '
-                    yield escape(t_5(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'batch')))
+                    yield escape(t_6(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'batch')))
                     yield " sequences of the chapter's batch.</span> "
                 yield 'Beside it stand the compute roof (<span data-sv="numbers.goodput_rate_compute" data-f="rps" data-none="none">'
-                if (not t_14(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'goodput_rate_compute'))):
+                if (not t_15(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'goodput_rate_compute'))):
                     pass
-                    yield escape(t_9(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'goodput_rate_compute')))
+                    yield escape(t_10(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'goodput_rate_compute')))
                     yield ' requests/s'
                 else:
                     pass
                     yield 'none'
                 yield '</span>), the KV cache room\n(<span data-sv="numbers.goodput_rate_capacity" data-f="rps" data-none="none">'
-                if (not t_14(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'goodput_rate_capacity'))):
+                if (not t_15(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'goodput_rate_capacity'))):
                     pass
-                    yield escape(t_9(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'goodput_rate_capacity')))
+                    yield escape(t_10(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'goodput_rate_capacity')))
                     yield ' requests/s'
                 else:
                     pass
                     yield 'none'
                 yield '</span>: the rate the caches allow, where the running sequences, each at a request\'s mean context of <span data-sv="mean_context" data-f="integer">'
-                yield escape(t_5(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'mean_context')))
+                yield escape(t_6(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'mean_context')))
                 yield '</span> tokens'
                 if ('prefix_capacity_after' in (undefined(name='n') if l_0_n is missing else l_0_n)):
                     pass
                     yield ' with the shared prefix held once'
-                if (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'kv_held_apart') and (t_6(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'kv_held_per_token')) != t_6(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'kv_read_per_token')))):
+                if (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'kv_held_apart') and (t_7(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'kv_held_per_token')) != t_7(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'kv_read_per_token')))):
                     pass
                     yield ', each token\'s cache counted as a sequence holds it, c<sub>h</sub> = <span data-sv="kv_held_per_token" data-f="kib">'
-                    yield escape(t_6(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'kv_held_per_token')))
+                    yield escape(t_7(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'kv_held_per_token')))
                     yield '</span> per '
                     yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
                     yield ' (held, averaged over the request\'s contexts: a windowed layer holds its window, a chunked layer up to its chunk), not the c = <span data-sv="kv_read_per_token" data-f="kib">'
-                    yield escape(t_6(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'kv_read_per_token')))
+                    yield escape(t_7(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'kv_read_per_token')))
                     yield '</span> a step of the slowest round reads'
                 yield ', fill the room beside the weights at the steady step of that rate'
                 if context.call(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'get'), 'draft_model'):
@@ -859,28 +865,28 @@ def root(context, missing=missing):
                 yield ')'
                 yield escape((',' if ('goodput_rate_engine' in (undefined(name='n') if l_0_n is missing else l_0_n)) else ' and'))
                 yield ' the chunk budget\n(<span data-sv="numbers.chunk_budget_rate" data-f="rps" data-none="none">'
-                if (not t_14(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'chunk_budget_rate'))):
+                if (not t_15(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'chunk_budget_rate'))):
                     pass
-                    yield escape(t_9(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'chunk_budget_rate')))
+                    yield escape(t_10(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'chunk_budget_rate')))
                     yield ' requests/s'
                 else:
                     pass
                     yield 'none'
                 yield '</span>: past it a step\'s budget of <span data-sv="chunk" data-f="integer">'
-                yield escape(t_5(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk')))
+                yield escape(t_6(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk')))
                 yield '</span> tokens, its decode tokens and the prompt chunks together, falls behind the arrivals and the prompts queue without end)'
                 if ('goodput_rate_engine' in (undefined(name='n') if l_0_n is missing else l_0_n)):
                     pass
                     yield ', and the engine\'s max_sequences\n(<span data-sv="numbers.goodput_rate_engine" data-f="rps" data-none="none">'
-                    if (not t_14(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'goodput_rate_engine'))):
+                    if (not t_15(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'goodput_rate_engine'))):
                         pass
-                        yield escape(t_9(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'goodput_rate_engine')))
+                        yield escape(t_10(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'goodput_rate_engine')))
                         yield ' requests/s'
                     else:
                         pass
                         yield 'none'
                     yield '</span>: the rate whose running sequences, λ (T<sub>out</sub> − 1) t<sub>s</sub>, are the <span data-sv="numbers.max_sequences" data-f="integer">'
-                    yield escape(t_5(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'max_sequences')))
+                    yield escape(t_6(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'max_sequences')))
                     yield '</span> it runs at once; past it the arrivals wait, whatever room the caches leave)'
                 yield '.\n<span data-live="sv_goodput">The goodput of one replica, in the steady state of one '
                 yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
@@ -905,12 +911,12 @@ def root(context, missing=missing):
                 if environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_rate'):
                     pass
                     yield '<strong>'
-                    yield escape(t_9(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_rate')))
+                    yield escape(t_10(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_rate')))
                     yield ' requests/s</strong>'
                     if (environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'replica_gpus') > 1):
                         pass
                         yield ', '
-                        yield escape(t_9(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_rate_per_gpu')))
+                        yield escape(t_10(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_rate_per_gpu')))
                         yield ' per '
                         yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
                     yield ', set by the '
@@ -927,13 +933,13 @@ def root(context, missing=missing):
                 if ('rate' in environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers')):
                     pass
                     yield " At the spec's "
-                    yield escape(t_9(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'rate')))
+                    yield escape(t_10(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'rate')))
                     yield ' requests/s a step takes '
                     if environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'steady_step_time'):
                         pass
-                        yield escape(t_12(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'steady_step_time')))
+                        yield escape(t_13(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'steady_step_time')))
                         yield ' with '
-                        yield escape(t_9(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'steady_concurrency')))
+                        yield escape(t_10(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'steady_concurrency')))
                         yield ' sequences decoding'
                     else:
                         pass
@@ -953,12 +959,12 @@ def root(context, missing=missing):
                 yield ' follows the arrival rate at one replica, from one '
                 yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
                 yield "'s ledgers (no collectives); in the steady state\nwith "
-                yield escape(t_5(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunk')))
+                yield escape(t_6(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunk')))
                 yield '-token chunks the highest rate whose steady TTFT and TPOT meet the targets (the tails below are stricter) is '
                 if (environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'goodput') > 0):
                     pass
                     yield '<strong>'
-                    yield escape(t_9(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'goodput')))
+                    yield escape(t_10(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'goodput')))
                     yield ' requests/s</strong>, set by '
                     yield escape(environment.getitem((undefined(name='why') if l_0_why is missing else l_0_why), environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'goodput_binds')))
                 else:
@@ -970,7 +976,7 @@ def root(context, missing=missing):
                 if (environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'goodput') > 0):
                     pass
                     yield '<strong>'
-                    yield escape(t_9(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'goodput')))
+                    yield escape(t_10(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'goodput')))
                     yield ' requests/s</strong>, set by '
                     yield escape(environment.getitem((undefined(name='why') if l_0_why is missing else l_0_why), environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'goodput_binds')))
                 else:
@@ -979,7 +985,7 @@ def root(context, missing=missing):
                     yield escape(environment.getitem((undefined(name='why') if l_0_why is missing else l_0_why), environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'goodput_binds')))
                     yield ')'
                 yield ',\nand a round that waits for a whole prefill takes at least '
-                yield escape(t_12(environment.getitem(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'stall'), 0)))
+                yield escape(t_13(environment.getitem(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'stall'), 0)))
                 if environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'tpot_target'):
                     pass
                     if (environment.getitem(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'stall'), 0) > environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'tpot_target')):
@@ -991,12 +997,12 @@ def root(context, missing=missing):
                 yield '.</p>\n'
                 yield escape(context.call((undefined(name='figure') if l_0_figure is missing else l_0_figure), (undefined(name='figs') if l_0_figs is missing else l_0_figs), 'fig11-rates'))
                 yield '\n'
-                if (environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'tpot_target') and (not t_14(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'p99_rate')))):
+                if (environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'tpot_target') and (not t_15(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'p99_rate')))):
                     pass
                     yield '<p data-static>The tail: Sarathi-Serve judges capacity by the P99 time between tokens (TBT), here the TPOT target θ = '
-                    yield escape(t_12(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'tpot_target')))
+                    yield escape(t_13(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'tpot_target')))
                     yield '.\nWithout chunks the scheduler prefills every waiting prompt before the next round (vLLM v0), so with Poisson arrivals the prompts K\nprefilled in one gap follow the generalized Poisson law P(K = k) = a (a + ρk)<sup>k−1</sup> e<sup>−a−ρk</sup> / k!, a = λ t<sub>r</sub>,\nρ = λ t<sub>p</sub> (t<sub>r</sub> the round alone, t<sub>p</sub> = '
-                    yield escape(t_12(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'prefill_alone_time')))
+                    yield escape(t_13(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'prefill_alone_time')))
                     yield ' a prefill of the uncached prompt '
                     if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ep_group_replicas') > 1):
                         pass
@@ -1011,24 +1017,24 @@ def root(context, missing=missing):
                         yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
                         yield "'s slice"
                     yield ', no collectives); a gap of t<sub>r</sub> + k t<sub>p</sub> meets θ while\nk ≤ m<sub>s</sub> = ⌊(θ − t<sub>r</sub>) / t<sub>p</sub>⌋, so the P99 capacity is the highest λ with P(K ≤ m<sub>s</sub>) ≥ 0.99, solved numerically\n(where no prefill fits a gap it is λ t<sub>r</sub>(λ) = −ln 0.99). With chunks the tail is a step with a full chunk'
-                    t_15 = []
+                    t_16 = []
                     pass
                     if (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk_steps') > 1):
                         pass
-                        t_15.extend((
+                        t_16.extend((
                             "round's ",
                             escape(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk_steps')),
                             ' steps of ',
-                            escape(t_5(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunk'))),
+                            escape(t_6(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunk'))),
                             ' tokens (one per micro-batch)',
                         ))
                     else:
                         pass
-                        t_15.extend((
-                            escape(t_5(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunk'))),
+                        t_16.extend((
+                            escape(t_6(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunk'))),
                             '-token budget',
                         ))
-                    l_0_budget_words = (Markup if context.eval_ctx.autoescape else identity)(concat(t_15))
+                    l_0_budget_words = (Markup if context.eval_ctx.autoescape else identity)(concat(t_16))
                     context.vars['budget_words'] = l_0_budget_words
                     context.exported_vars.add('budget_words')
                     if environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'p99_plain'):
@@ -1037,10 +1043,10 @@ def root(context, missing=missing):
                     elif environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'p99_whole_prompt'):
                         pass
                         yield ', here a whole prompt'
-                        if t_13(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'p99_prompt')):
+                        if t_14(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'p99_prompt')):
                             pass
                             yield ' of '
-                            yield escape(t_5(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'p99_prompt')))
+                            yield escape(t_6(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'p99_prompt')))
                             yield " tokens (its steps and the longer prompts' are more than 1% of all steps)"
                         yield ': the '
                         yield escape((undefined(name='budget_words') if l_0_budget_words is missing else l_0_budget_words))
@@ -1052,15 +1058,15 @@ def root(context, missing=missing):
                             pass
                             yield 'holds'
                         yield " it beside the running sequences' decode tokens, so the chunk is a whole prefill run beside them"
-                    elif (t_13(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'p99_chunk')) and (not t_14(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'p99_chunk')))):
+                    elif (t_14(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'p99_chunk')) and (not t_15(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'p99_chunk')))):
                         pass
                         yield ', here '
-                        yield escape(t_5(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'p99_chunk')))
+                        yield escape(t_6(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'p99_chunk')))
                         yield ' prompt tokens'
-                        if t_13(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'p99_prompt')):
+                        if t_14(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'p99_prompt')):
                             pass
                             yield ' of a '
-                            yield escape(t_5(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'p99_prompt')))
+                            yield escape(t_6(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'p99_prompt')))
                             yield '-token prompt'
                         yield ': what the '
                         yield escape((undefined(name='budget_words') if l_0_budget_words is missing else l_0_budget_words))
@@ -1073,43 +1079,43 @@ def root(context, missing=missing):
                             yield 'leaves'
                         yield " beside the running sequences' decode tokens at the P99 capacity"
                     yield '.\n'
-                    if t_13(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'prompt_classes')):
+                    if t_14(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'prompt_classes')):
                         pass
                         yield "The prompts' lengths spread ("
                         yield escape(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'prompt_spread_source'))
                         yield '): '
-                        yield escape(t_7(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'prompt_classes')))
+                        yield escape(t_8(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'prompt_classes')))
                         yield ' equally likely lengths from '
-                        yield escape(t_5(environment.getitem(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'prompt_classes'), 0)))
+                        yield escape(t_6(environment.getitem(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'prompt_classes'), 0)))
                         yield ' to '
-                        yield escape(t_5(environment.getitem(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'prompt_classes'), -1)))
+                        yield escape(t_6(environment.getitem(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'prompt_classes'), -1)))
                         yield ' tokens around the mean '
-                        yield escape(t_5(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'prompt')))
+                        yield escape(t_6(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'prompt')))
                         yield ', prefilled in '
-                        yield escape(t_12(environment.getitem(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'prefill_classes'), 0)))
+                        yield escape(t_13(environment.getitem(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'prefill_classes'), 0)))
                         yield ' to '
-                        yield escape(t_12(environment.getitem(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'prefill_classes'), -1)))
+                        yield escape(t_13(environment.getitem(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'prefill_classes'), -1)))
                         yield ", so t<sub>p</sub> above is their mean, a gap's prefills are summed over the lengths (Kendall's identity), with chunks each length's chunk is a step of its own, and the prefill queue is an M/G/1 queue (Pollaczek-Khinchine).\n"
                     yield 'P99 capacity: <strong>'
-                    yield escape(t_9(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'p99_rate')))
+                    yield escape(t_10(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'p99_rate')))
                     yield ' requests/s</strong> with chunks, <strong>'
-                    yield escape(t_9(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'p99_rate')))
+                    yield escape(t_10(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'p99_rate')))
                     yield '</strong> without. '
-                    if (environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'ttft_target') and (not t_14(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'ttft_tail_rate')))):
+                    if (environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'ttft_target') and (not t_15(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'ttft_tail_rate')))):
                         pass
                         yield 'With the prompts queued for their prefills (an '
-                        if t_13(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'prompt_classes')):
+                        if t_14(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'prompt_classes')):
                             pass
                             yield 'M/G/1'
                         else:
                             pass
                             yield 'M/D/1'
                         yield ' queue whose server leaves for a round, or a plain step with chunks, whenever none waits) the P90 TTFT meets '
-                        yield escape(t_12(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'ttft_target')))
+                        yield escape(t_13(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'ttft_target')))
                         yield '\nup to <strong>'
-                        yield escape(t_9(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'ttft_tail_rate')))
+                        yield escape(t_10(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'ttft_tail_rate')))
                         yield ' requests/s</strong> with chunks and <strong>'
-                        yield escape(t_9(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'ttft_tail_rate')))
+                        yield escape(t_10(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'ttft_tail_rate')))
                         yield '</strong> without'
                         if ((environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'ttft_tail_binds') != 'P90 TTFT target') and (environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'ttft_tail_binds') != 'P90 TTFT target')):
                             pass
@@ -1147,7 +1153,7 @@ def root(context, missing=missing):
             yield ':</p>\n<div class="static-fx" data-static>'
             yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_pools'), False))
             yield '</div>\n'
-            if t_13(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_one_pool')):
+            if t_14(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_one_pool')):
                 pass
                 yield '<p data-static>The row\'s "before" is one pool of these replicas that prefills whole prompts between its decode\nrounds, each round\'s users waiting for the prompts that replace the sequences it finishes (the same work per request\nas the pools, <code>plan --disaggregate</code>\'s one pool)'
                 if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_target'):
@@ -1156,7 +1162,7 @@ def root(context, missing=missing):
                     if environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'one_pool_batch'):
                         pass
                         yield 'batch '
-                        yield escape(t_5(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'one_pool_batch')))
+                        yield escape(t_6(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'one_pool_batch')))
                     else:
                         pass
                         yield "none, even one sequence misses it (batch 1's numbers shown)"
@@ -1166,7 +1172,7 @@ def root(context, missing=missing):
                 yield '. The pools\ngain only where the TPOT target holds that pool to a smaller batch than the decode pool runs (DistServe, section 2):</p>\n<div class="static-fx" data-static>'
                 yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_one_pool'), False))
                 yield '</div>'
-            if t_13(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'pool_group_gpus')):
+            if t_14(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'pool_group_gpus')):
                 pass
                 yield '<p data-static>An expert-parallel group here spans '
                 yield escape(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'pool_group_gpus'))
@@ -1203,15 +1209,15 @@ def root(context, missing=missing):
                     pass
                     yield 's'
                 yield ', and the pools serve the lesser of their rates,\nmin('
-                yield escape(t_9(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'pool_prefill_rate')))
+                yield escape(t_10(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'pool_prefill_rate')))
                 yield ', '
-                yield escape(t_9(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'pool_decode_rate')))
+                yield escape(t_10(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'pool_decode_rate')))
                 yield ') requests/s: tok/s per '
                 yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
                 yield ' '
-                yield escape(t_2('%.0f', (100 * environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'pool_gain'))))
+                yield escape(t_3('%.0f', (100 * environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'pool_gain'))))
                 yield "% of the same replicas' decoding alone.</p>\n"
-            if t_13(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_kv')):
+            if t_14(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_kv')):
                 pass
                 yield '<div class="static-fx" data-static>'
                 yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_kv'), False))
@@ -1219,4 +1225,4 @@ def root(context, missing=missing):
         yield '</section>\n'
 
 blocks = {}
-debug_info = '1=115&2=124&3=126&4=130&5=134&6=136&7=140&8=148&9=160&10=162&11=165&12=167&13=172&15=177&16=181&18=190&19=196&20=215&22=221&23=223&24=241&25=249&26=253&27=260&28=267&31=277&32=377&33=391&34=428&36=470&37=505&38=541&39=613&40=619&41=625&42=639&45=641&48=644&49=661&50=663&51=667&52=669&54=681&55=683&56=691&57=699&58=703&61=719&63=731&64=734&68=736&69=738&72=744&74=748&75=753&78=755&79=758&80=792&81=794&84=797&85=799&86=833&87=862&88=875&89=886&90=943&91=952&92=956&93=970&94=982&95=992&96=994&99=999&101=1016&102=1076&103=1094&104=1101&105=1110&108=1120&109=1122&110=1128&111=1131&112=1140&113=1145&115=1148&116=1150&118=1153&119=1156&121=1167&122=1169&124=1176&125=1183&126=1193&127=1206&129=1214'
+debug_info = '1=121&2=130&3=132&4=136&5=140&6=142&7=146&8=154&9=166&10=168&11=171&12=173&13=178&15=183&16=187&18=196&19=202&20=221&22=227&23=229&24=247&25=255&26=259&27=266&28=273&31=283&32=383&33=397&34=434&36=476&37=511&38=547&39=619&40=625&41=631&42=645&45=647&48=650&49=667&50=669&51=673&52=675&54=687&55=689&56=697&57=705&58=709&61=725&63=737&64=740&68=742&69=744&72=750&74=754&75=759&78=761&79=764&80=798&81=800&84=803&85=805&86=839&87=868&88=881&89=892&90=949&91=958&92=962&93=976&94=988&95=998&96=1000&99=1005&101=1022&102=1082&103=1100&104=1107&105=1116&108=1126&109=1128&110=1134&111=1137&112=1146&113=1151&115=1154&116=1156&118=1159&119=1162&121=1173&122=1175&124=1182&125=1189&126=1199&127=1212&129=1220'
