@@ -382,12 +382,9 @@ def _speculative_compute_words(serving: dict, sp, tokens: float, batch: int) -> 
             if sp.draft is not None else
             f"{sp.verified} / {tokens:.2f} verified tokens; the drafts' FLOPs are left out, a draft_cost giving their "
             "time alone")
-    # none kept: one request's prompt and decode tokens take more compute than its (T_out - 1) TPOT windows hold
-    kept = (f"keeps at most {spec_b:,} sequences at the TPOT target with their prompts' prefills" if spec_b else
-            "keeps no sequence at the TPOT target with its prompt's prefill")
-    plain = "" if plain_b is None else f", {plain_b:,} decoding plainly" if plain_b else ", nor decoding plainly"
-    return (f"; speculating, a replica's compute {kept}{plain} (each kept token costs {cost})"
-            + (f": fewer than this row's {batch:,}" if batch > spec_b else ""))
+    return (f"; speculating, a replica's compute keeps at most {spec_b:,} sequences at the TPOT target with their "
+            f"prompts' prefills" + (f", {plain_b:,} decoding plainly" if plain_b is not None else "")
+            + f" (each kept token costs {cost})" + (f": fewer than this row's {batch:,}" if batch > spec_b else ""))
 
 
 def _faster(x: float) -> str:

@@ -344,9 +344,8 @@ const GR_SERVING = (() => {
       // its compute (techniques._speculative_compute_words): B_P,spec beside the plain B_P
       if (out.compute_batch_speculative !== null) {
         const bS = out.compute_batch_speculative, bP = out.compute_batch, e2 = F.format(tokens, ".2f");
-        ends += "; speculating, a replica's compute " + (bS ? "keeps at most " + commas(bS) + " sequences at the TPOT "
-          + "target with their prompts' prefills" : "keeps no sequence at the TPOT target with its prompt's prefill")
-          + (bP === null ? "" : bP ? ", " + commas(bP) + " decoding plainly" : ", nor decoding plainly") + " (each kept token costs "
+        ends += "; speculating, a replica's compute keeps at most " + commas(bS) + " sequences at the TPOT target with "
+          + "their prompts' prefills" + (bP !== null ? ", " + commas(bP) + " decoding plainly" : "") + " (each kept token costs "
           + (draft ? nV + " / " + e2 + " verified tokens and " + k + " / " + e2 + " draft passes"
             : nV + " / " + e2 + " verified tokens; the drafts' FLOPs are left out, a draft_cost giving their time alone")
           + ")" + (batch > bS ? ": fewer than this row's " + commas(batch) : "");

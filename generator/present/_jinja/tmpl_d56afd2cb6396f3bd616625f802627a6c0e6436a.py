@@ -429,25 +429,6 @@ def root(context, missing=missing):
                     else:
                         pass
                         yield 'one request alone'
-                    if ((environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'compute_batch') == 0) and environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'decode_tpot_batch')):
-                        pass
-                        yield ", its prompt's prefill counted: the decode round alone meets it up to "
-                        yield escape(t_6(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'decode_tpot_batch')))
-                        yield " sequences, but a replica's compute keeps B<sub>P,θ</sub> = n<sub>TP</sub> n<sub>st</sub> P (T<sub>out</sub> − 1) θ / F<sub>r</sub> = 0 (F<sub>r</sub> a request's FLOPs: a prompt's prefill and its "
-                        yield escape(t_6(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rounds')))
-                        yield ' decode token'
-                        if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rounds') != 1):
-                            pass
-                            yield 's'
-                        yield ' take longer at the compute roof than its '
-                        yield escape(t_6(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rounds')))
-                        yield ' round'
-                        if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rounds') != 1):
-                            pass
-                            yield 's'
-                        yield ' of '
-                        yield escape(t_13(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_target')))
-                        yield ')'
                     yield '.'
                 yield ' '
             if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'gpus_for_users'):
@@ -1244,4 +1225,4 @@ def root(context, missing=missing):
         yield '</section>\n'
 
 blocks = {}
-debug_info = '1=121&2=130&3=132&4=136&5=140&6=142&7=146&8=154&9=166&10=168&11=171&12=173&13=178&15=183&16=187&18=196&19=202&20=221&22=227&23=229&24=247&25=255&26=259&27=266&28=273&31=283&32=383&33=397&34=453&36=495&37=530&38=566&39=638&40=644&41=650&42=664&45=666&48=669&49=686&50=688&51=692&52=694&54=706&55=708&56=716&57=724&58=728&61=744&63=756&64=759&68=761&69=763&72=769&74=773&75=778&78=780&79=783&80=817&81=819&84=822&85=824&86=858&87=887&88=900&89=911&90=968&91=977&92=981&93=995&94=1007&95=1017&96=1019&99=1024&101=1041&102=1101&103=1119&104=1126&105=1135&108=1145&109=1147&110=1153&111=1156&112=1165&113=1170&115=1173&116=1175&118=1178&119=1181&121=1192&122=1194&124=1201&125=1208&126=1218&127=1231&129=1239'
+debug_info = '1=121&2=130&3=132&4=136&5=140&6=142&7=146&8=154&9=166&10=168&11=171&12=173&13=178&15=183&16=187&18=196&19=202&20=221&22=227&23=229&24=247&25=255&26=259&27=266&28=273&31=283&32=383&33=397&34=434&36=476&37=511&38=547&39=619&40=625&41=631&42=645&45=647&48=650&49=667&50=669&51=673&52=675&54=687&55=689&56=697&57=705&58=709&61=725&63=737&64=740&68=742&69=744&72=750&74=754&75=759&78=761&79=764&80=798&81=800&84=803&85=805&86=839&87=868&88=881&89=892&90=949&91=958&92=962&93=976&94=988&95=998&96=1000&99=1005&101=1022&102=1082&103=1100&104=1107&105=1116&108=1126&109=1128&110=1134&111=1137&112=1146&113=1151&115=1154&116=1156&118=1159&119=1162&121=1173&122=1175&124=1182&125=1189&126=1199&127=1212&129=1220'
