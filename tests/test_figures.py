@@ -146,7 +146,24 @@ def test_model_too_big_for_the_card():
     _out, caps = _draw_and_caption(r)
     assert "no batch fits" in caps["fig4-decode-intensity"]
     assert "overflow the card" in caps["fig5-memory-ledger"]
-    assert "No decode batch larger than 1 fits" in caps["fig6-roofline"]
+    # not even batch 1 fits: the caption must not say "no decode batch larger than 1 fits" (a review, DeepSeek-V3 on
+    # 8 H100: 91.6 GiB of weights a GPU against 66.39 GiB)
+    assert "larger than 1" not in caps["fig6-roofline"]
+    assert "No decode batch fits: the weights alone exceed the memory" in caps["fig6-roofline"]
+
+
+def test_roofline_caption_when_only_some_contexts_hold_one_sequence():
+    # 8B on 20 GiB: the weights fit, one 8k sequence fits, no 128k one does (and no second sequence anywhere)
+    r = evaluated(SPEC, ["hardware.memory.capacity=16.3 GiB", "workloads.decode.context=[8k,128k]"])
+    caps_b = [float(x) for x in r.per_context[r.lead]["capacity_batch"]]
+    assert caps_b[0] == 1 and not caps_b[1] >= 1, caps_b
+    cap = figures.captions(r)["fig6-roofline"]
+    assert "No decode batch larger than 1 fits beside the weights, and at S = 128k not even one sequence does." in cap
+    r = evaluated(SPEC, ["hardware.memory.capacity=15.2 GiB", "workloads.decode.context=[8k,128k]"])
+    assert not (r.per_context[r.lead]["capacity_batch"] >= 1).any()
+    assert r.verdicts.get("weights_fit", True)
+    cap = figures.captions(r)["fig6-roofline"]
+    assert "No decode batch fits beside the weights, not even one sequence" in cap and "larger than 1" not in cap
 
 
 def test_decode_only_one_context(spec):

@@ -289,7 +289,21 @@ def caption6(r: Results, baseline: Results | None = None) -> str:
               + f" {'crosses' if len(over) == 1 else 'cross'} the ridge. ") if over else "none reaches the ridge. "
         s += _engine_runs(r)
     elif dec1:
-        s += "No decode batch larger than 1 fits beside the weights. "
+        # batch 1 itself may not fit: the weights alone past the memory, or no sequence of a context beside them (a
+        # review read "no decode batch larger than 1 fits" on DeepSeek-V3 over 8 H100, which holds not even one)
+        one = [float(x) >= 1 for x in r.per_context[r.lead]["capacity_batch"]]
+        if not r.verdicts.get("weights_fit", True):
+            s += ("No decode batch fits: the weights alone exceed the memory, so the batch-1 points mark where a step "
+                  "would sit if it fitted. ")
+        elif not any(one):
+            s += ("No decode batch fits beside the weights, not even one sequence: the batch-1 points mark where a "
+                  "step would sit if it fitted. ")
+        elif all(one):
+            s += "No decode batch larger than 1 fits beside the weights. "
+        else:
+            s += ("No decode batch larger than 1 fits beside the weights, and at "
+                  + _join([f"S = {tokens(c)}" for c, ok in zip(_contexts(r), one, strict=True) if not ok])
+                  + " not even one sequence does. ")
     rest = [p for p in pts if p[0] in ("prefill", "training")]
     # what binds each prefill at the report's layout (the tables' verdict): the interconnect where it outlasts both
     # of this chart's roofs (a review read "compute-bound" here beside page 1's "interconnect-bound", 4 GB200)
