@@ -811,3 +811,47 @@ def test_the_cheapest_layout_keeps_the_cache_of_a_reports_checkpoint_formats(tmp
     assert (best["precision"], best["kv_cache"], best["tp"], best["pp"], best["batch"]) == ("checkpoint", "fp8", 1, 1, 16)
     row = next(x for x in r.serving["rows"] if x["batch"] == 16)  # this very layout and batch: the chapter's row
     assert best["tpot"] == pytest.approx(row["bound"]["tpot"], rel=1e-12)
+
+
+def test_a_two_token_output_whose_prompts_take_the_compute_is_not_missed_by_one_request_alone():
+    """Llama 3.1 70B on 8 H100 with 4,096 + 2-token requests (QA review): one request alone decodes its one round in
+    5.32 ms, far inside the 50 ms target, but a replica's compute cannot prefill a 4,096-token prompt in the one round
+    of 50 ms a request decodes for (B_P = 0).  The chapter said "missed even by one request alone" beside that row's
+    5.32 ms; it says what misses it.  Page 1's cheapest layout, 72 GPUs at 12 sequences a replica, named 72 GPUs for
+    128 users that take 792: it says what the users take."""
+    import re
+
+    from shared import evaluated, rendered
+
+    r = evaluated("llama70b-h100-tp8.yaml", ["serving.output=2"])
+    sv = r.serving
+    assert sv["compute_batch"] == 0 and sv["decode_tpot_batch"] >= 1 and sv["tpot_batch"] == 0
+    assert sv["rows"][0]["bound"]["tpot"] < sv["tpot_target"]
+    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", rendered(r, "sections/s9_serving.html.j2")))
+    assert "even by one request alone" not in text
+    assert ("The TPOT target is missed once the prompts are counted: a decode round alone meets it up to "
+            f"{sv['decode_tpot_batch']:,} sequences per replica (one request alone: TPOT 5.32 ms)") in text
+    assert "4,096-token prompt takes more of the replica's compute than its 1 decode round of θ give it" in text
+    cheap = sv["cheapest"]
+    assert cheap["gpus_for_users"] > cheap["gpus"]
+    assert f"(the 128 users take {cheap['gpus_for_users']:,} GPUs, more than one copy of this layout)" in text
+    from genreport.present.summary import serving_text
+
+    line = serving_text(r, 7)
+    assert "this layout misses them (with their prompts' prefills its compute keeps no sequence at the TPOT target)" \
+        in line
+    assert f"{cheap['gpus']} GPUs, tp {cheap['tp']} × pp {cheap['pp']}" in line
+    assert f"(the 128 users take {cheap['gpus_for_users']:,} GPUs)" in line
+
+
+def test_page_one_says_each_gpu_for_data_parallel_replicas_of_one_gpu():
+    """DeepSeek-V3 at tp 1 x ep 4 x dp 4 on H200 (QA review): 180 GB of weights a GPU do not fit; the layout has 4
+    GPUs, each a replica of one, and page 1 said "its weights alone exceed the card's memory" beside "Each GPU's
+    share of the weights ... exceeds"."""
+    from genreport.present.summary import serving_text
+    from shared import evaluated
+
+    r = evaluated("deepseek-v3-h200-ep8.yaml", ["parallelism.dp=4", "parallelism.ep=4"])
+    line = serving_text(r, 7)
+    assert "this layout cannot serve them: its weights alone exceed each GPU's memory" in line
+    assert "the card's" not in line

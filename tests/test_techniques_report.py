@@ -686,3 +686,20 @@ def test_a_one_token_output_has_no_decode_rate_and_says_so():
     assert "a decode replica retires without limit (a one-token output has no decode round) at batch" in \
         rows["prefill/decode disaggregation"]["ends"]
     assert "the batch retires without limit (a one-token output has no decode round)" in rows["chunked prefill"]["ends"]
+
+
+def test_a_two_token_outputs_lever_rows_never_say_zero_sequences_or_a_whole_pool():
+    """Llama 3.1 70B on 8 H100, 4,096 + 2-token requests (QA review): the prompts take the compute, so B_P = 0; the
+    speculative row read "keeps at most 0 sequences ..., 0 decoding plainly", and the pools' row "100% of the GPUs
+    prefill, 0% decode" for a prefill share just under 1."""
+    from genreport.model.techniques import _pool_share
+
+    r = evaluated("llama70b-h100-tp8.yaml", ["serving.output=2"])
+    rows = {x["technique"]: x for x in r.serving["techniques"]["rows"]}
+    ends = rows["speculative decoding"]["ends"]
+    assert "at most 0" not in ends and " 0 decoding" not in ends
+    assert "keeps no sequence at the TPOT target with their prompts' prefills, none decoding plainly" in ends
+    setting = rows["prefill/decode disaggregation"]["setting"]
+    assert "100%" not in setting and " 0% decode" not in setting, setting
+    assert [_pool_share(x) for x in (0.0046, 0.76, 0.24, 0.99536, 1.0, 0.0)] == ["0.46%", "76%", "24%", "99.54%",
+                                                                                "100%", "0%"]

@@ -382,8 +382,11 @@ def _speculative_compute_words(serving: dict, sp, tokens: float, batch: int) -> 
             if sp.draft is not None else
             f"{sp.verified} / {tokens:.2f} verified tokens; the drafts' FLOPs are left out, a draft_cost giving their "
             "time alone")
-    return (f"; speculating, a replica's compute keeps at most {spec_b:,} sequences at the TPOT target with their "
-            f"prompts' prefills" + (f", {plain_b:,} decoding plainly" if plain_b is not None else "")
+    # never "at most 0 sequences", "0 decoding plainly" (a review: a 2-token output, whose prompts take the compute)
+    keeps = "no sequence" if spec_b == 0 else f"at most {spec_b:,} sequence{'s' if spec_b != 1 else ''}"
+    return (f"; speculating, a replica's compute keeps {keeps} at the TPOT target with their "
+            f"prompts' prefills" + (f", {'none' if plain_b == 0 else f'{plain_b:,}'} decoding plainly"
+                                    if plain_b is not None else "")
             + f" (each kept token costs {cost})" + (f": fewer than this row's {batch:,}" if batch > spec_b else ""))
 
 
@@ -443,6 +446,17 @@ def _share(x: float) -> str:
     """A share of a step in percent: two significant digits under 10% (a one-layer draft's 0.39%, never "0%"),
     whole percents above."""
     return f"{100 * x:.2g}%" if 0 < x < 0.1 else f"{x:.0%}"
+
+
+def _pool_share(x: float) -> str:
+    """A pool's share of the GPUs in percent: whole percents, but two significant digits under 10% and four past 99%,
+    so a share strictly between 0 and 1 never reads "0%" or "100%" (a review read "100% of the GPUs prefill, 0%
+    decode" for a 2-token output)."""
+    if 0 < x < 0.1:
+        return f"{100 * x:.2g}%"
+    if 0.99 < x < 1:
+        return f"{100 * x:.4g}%"
+    return f"{x:.0%}"
 
 
 def _retire(rate: float, unit: str = "") -> str:
@@ -765,7 +779,8 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
     from genreport.model.serving_report import ep_group_replicas
 
     group = ep_group_replicas(par)
-    setting = f"{share:.0%} of the {noun}s prefill, {1 - share:.0%} decode, in replicas of this layout" + piped
+    setting = (f"{_pool_share(share)} of the {noun}s prefill, {_pool_share(1 - share)} decode, in replicas of this "
+               "layout" + piped)
     gain = 1 - share
     balanced = (f"balanced: a prefill replica serves {fmt.sig3(stages / t_prefill)} prompts/s"
                 + (f" (a prompt every {fmt.time(t_prefill)} / {stages}, its pass through the {stages} stages, each "

@@ -275,7 +275,7 @@ def serving_parts(r: Results, chapter: int) -> list[tuple[str, str, bool]] | Non
         say("this layout cannot serve them: ")
         if r.verdicts.get("weights_fit", None) in (False,):
             say("its weights alone exceed ")
-            if sv["replica_gpus"] > 1:
+            if sv["gpus"] > 1:  # the layout's GPUs: data-parallel replicas of one GPU too (not "the card's")
                 say("each ")
                 say(gpu, True)
                 say("'s memory")
@@ -289,6 +289,10 @@ def serving_parts(r: Results, chapter: int) -> list[tuple[str, str, bool]] | Non
             say(" tokens fits beside its weights")
     elif sv.get("ttft_met", None) in (False,) or sv.get("tpot_batch", None) == 0:
         say("this layout misses them")
+        if sv.get("ttft_met", None) is not False and sv.get("compute_batch") == 0 and sv.get("decode_tpot_batch"):
+            # a decode round alone meets the TPOT target: the prompts' prefills take the compute (a review read
+            # "misses them" beside a one-request TPOT of 5.32 ms under 50 ms, a 2-token output)
+            say(" (with their prompts' prefills its compute keeps no sequence at the TPOT target)")
     else:
         say("this layout meets them")
         batch = sv.get("tpot_batch")
@@ -332,6 +336,16 @@ def serving_parts(r: Results, chapter: int) -> list[tuple[str, str, bool]] | Non
         say("".join(strong), True, "strong")
         if "tp" in cheap["scale_out_groups"]:
             say(" (its tensor-parallel group across nodes, over the scale-out network)")
+        if sv.get("users") and (cheap.get("gpus_for_users") or 0) > cheap["gpus"]:
+            # the users fill more than one copy of the layout: its GPU count alone reads as the whole deployment (a
+            # review read "16 chips" for 128 users that take 32, "72 GPUs" for users that take 792)
+            say(" (the ")
+            say(fmt.integer(sv["users"]), True)
+            say(" users take ")
+            say(fmt.integer(cheap["gpus_for_users"]), True)
+            say(" ")
+            say(gpu, True)
+            say("s)")
         if cheap.get("usd_per_request") is not None:
             say(" at $")
             say(fmt.dollars(cheap["usd_per_request"]), True)

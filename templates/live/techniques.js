@@ -24,6 +24,10 @@ const GR_SERVING = (() => {
   // techniques._share: two significant digits under 10%, whole percents above
   // techniques._faster: the TPOT's speed-up in words, "1.10x slower" past the break-even batch
   function faster(x) { return x >= 1 ? F.format(x, ".2f") + "× faster" : F.format(1 / x, ".2f") + "× slower"; }
+  // techniques._pool_share: whole percents, two significant digits under 10% and four past 99% (never "0%", "100%")
+  function poolShare(x) {
+    return x > 0 && x < 0.1 ? F.format(100 * x, ".2g") + "%" : x > 0.99 && x < 1 ? F.format(100 * x, ".4g") + "%" : pct(x);
+  }
   function stepShare(x) { return x > 0 && x < 0.1 ? F.format(100 * x, ".2g") + "%" : pct(x); }
   function commas(x, p) { return F.format(x, "," + (p || ".0f")); }
   const PROMPTS_LABEL = "the most the TPOT target allows with the prompts' prefills (the compute roof)";  // serving_report's
@@ -344,8 +348,9 @@ const GR_SERVING = (() => {
       // its compute (techniques._speculative_compute_words): B_P,spec beside the plain B_P
       if (out.compute_batch_speculative !== null) {
         const bS = out.compute_batch_speculative, bP = out.compute_batch, e2 = F.format(tokens, ".2f");
-        ends += "; speculating, a replica's compute keeps at most " + commas(bS) + " sequences at the TPOT target with "
-          + "their prompts' prefills" + (bP !== null ? ", " + commas(bP) + " decoding plainly" : "") + " (each kept token costs "
+        const keeps = bS === 0 ? "no sequence" : "at most " + commas(bS) + " sequence" + (bS !== 1 ? "s" : "");
+        ends += "; speculating, a replica's compute keeps " + keeps + " at the TPOT target with "
+          + "their prompts' prefills" + (bP !== null ? ", " + (bP === 0 ? "none" : commas(bP)) + " decoding plainly" : "") + " (each kept token costs "
           + (draft ? nV + " / " + e2 + " verified tokens and " + k + " / " + e2 + " draft passes"
             : nV + " / " + e2 + " verified tokens; the drafts' FLOPs are left out, a draft_cost giving their time alone")
           + ")" + (batch > bS ? ": fewer than this row's " + commas(batch) : "");
@@ -530,7 +535,7 @@ const GR_SERVING = (() => {
     // an expert-parallel group wider than a replica (ep > tp): each pool a whole number of groups of the users'
     // deployment (the layout's dp replicas without users), the pools' rate the lesser of the two
     // (techniques.whole_group_pools)
-    let setting = pct(share) + " of the " + noun + "s prefill, " + pct(1 - share) + " decode, in replicas of this layout"
+    let setting = poolShare(share) + " of the " + noun + "s prefill, " + poolShare(1 - share) + " decode, in replicas of this layout"
       + piped, gain = 1 - share;
     const balanced = "balanced: a prefill replica serves " + F.sig3(stages / tPrefill) + " prompts/s"
       + (stages > 1 ? " (a prompt every " + F.time(tPrefill) + " / " + stages + ", its pass through the " + stages

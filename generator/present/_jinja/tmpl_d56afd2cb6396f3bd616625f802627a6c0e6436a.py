@@ -420,6 +420,27 @@ def root(context, missing=missing):
                         yield " With their prompts' prefills a replica's compute keeps at most B<sub>P,θ</sub> = n<sub>TP</sub> n<sub>st</sub> P (T<sub>out</sub> − 1) θ / F<sub>r</sub> = "
                         yield escape(t_6(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'compute_batch')))
                         yield " sequences at the target (F<sub>r</sub> a request's FLOPs: its decode tokens at the mean context and its prompt; the decode round alone leaves them out)."
+                elif ((environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'compute_batch') == 0) and environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'decode_tpot_batch')):
+                    pass
+                    yield 'The TPOT target is <strong>missed</strong> once the prompts are counted: a decode round alone meets it up to '
+                    yield escape(t_6(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'decode_tpot_batch')))
+                    yield ' sequence'
+                    if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'decode_tpot_batch') != 1):
+                        pass
+                        yield 's'
+                    yield ' per replica ('
+                    yield escape(environment.getattr(environment.getitem(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rows'), 0), 'label'))
+                    yield ': TPOT '
+                    yield escape(t_13(environment.getattr(environment.getattr(environment.getitem(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rows'), 0), 'bound'), 'tpot')))
+                    yield "), but with their prompts' prefills a replica's compute keeps none at the target: B<sub>P,θ</sub> = n<sub>TP</sub> n<sub>st</sub> P (T<sub>out</sub> − 1) θ / F<sub>r</sub> = 0 (F<sub>r</sub> a request's FLOPs: its decode tokens at the mean context and its prompt; its "
+                    yield escape(t_6(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'prompt')))
+                    yield "-token prompt takes more of the replica's compute than its "
+                    yield escape(t_6(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rounds')))
+                    yield ' decode round'
+                    if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rounds') != 1):
+                        pass
+                        yield 's'
+                    yield ' of θ give it).'
                 else:
                     pass
                     yield 'The TPOT target is <strong>missed</strong> even by '
@@ -551,6 +572,15 @@ def root(context, missing=missing):
                 yield escape(('s' if (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'batch') != 1) else ''))
                 yield ' on '
                 yield escape(('each replica' if ((environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'dp') > 1) or (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'gpus_for_users') > environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'gpus'))) else 'its replica'))
+                if (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'gpus_for_users') and (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'gpus_for_users') > environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'gpus'))):
+                    pass
+                    yield ' (the '
+                    yield escape(t_6(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'users')))
+                    yield ' users take '
+                    yield escape(t_6(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'gpus_for_users')))
+                    yield ' '
+                    yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
+                    yield 's, more than one copy of this layout)'
                 yield ', '
             yield 'TTFT '
             yield escape(t_13(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'ttft')))
@@ -1225,4 +1255,4 @@ def root(context, missing=missing):
         yield '</section>\n'
 
 blocks = {}
-debug_info = '1=121&2=130&3=132&4=136&5=140&6=142&7=146&8=154&9=166&10=168&11=171&12=173&13=178&15=183&16=187&18=196&19=202&20=221&22=227&23=229&24=247&25=255&26=259&27=266&28=273&31=283&32=383&33=397&34=434&36=476&37=511&38=547&39=619&40=625&41=631&42=645&45=647&48=650&49=667&50=669&51=673&52=675&54=687&55=689&56=697&57=705&58=709&61=725&63=737&64=740&68=742&69=744&72=750&74=754&75=759&78=761&79=764&80=798&81=800&84=803&85=805&86=839&87=868&88=881&89=892&90=949&91=958&92=962&93=976&94=988&95=998&96=1000&99=1005&101=1022&102=1082&103=1100&104=1107&105=1116&108=1126&109=1128&110=1134&111=1137&112=1146&113=1151&115=1154&116=1156&118=1159&119=1162&121=1173&122=1175&124=1182&125=1189&126=1199&127=1212&129=1220'
+debug_info = '1=121&2=130&3=132&4=136&5=140&6=142&7=146&8=154&9=166&10=168&11=171&12=173&13=178&15=183&16=187&18=196&19=202&20=221&22=227&23=229&24=247&25=255&26=259&27=266&28=273&31=283&32=383&33=397&34=455&36=497&37=532&38=568&39=649&40=655&41=661&42=675&45=677&48=680&49=697&50=699&51=703&52=705&54=717&55=719&56=727&57=735&58=739&61=755&63=767&64=770&68=772&69=774&72=780&74=784&75=789&78=791&79=794&80=828&81=830&84=833&85=835&86=869&87=898&88=911&89=922&90=979&91=988&92=992&93=1006&94=1018&95=1028&96=1030&99=1035&101=1052&102=1112&103=1130&104=1137&105=1146&108=1156&109=1158&110=1164&111=1167&112=1176&113=1181&115=1184&116=1186&118=1189&119=1192&121=1203&122=1205&124=1212&125=1219&126=1229&127=1242&129=1250'
