@@ -831,7 +831,7 @@ def test_a_two_token_output_whose_prompts_take_the_compute_is_not_missed_by_one_
     assert "even by one request alone" not in text
     assert ("The TPOT target is missed once the prompts are counted: a decode round alone meets it up to "
             f"{sv['decode_tpot_batch']:,} sequences per replica (one request alone: TPOT 5.32 ms)") in text
-    assert "4,096-token prompt takes more of the replica's compute than its 1 decode round of θ give it" in text
+    assert "4,096-token prompt takes more of the replica's compute than its 1 decode round of θ gives it" in text
     cheap = sv["cheapest"]
     assert cheap["gpus_for_users"] > cheap["gpus"]
     assert f"(the 128 users take {cheap['gpus_for_users']:,} GPUs, more than one copy of this layout)" in text

@@ -255,3 +255,20 @@ def test_derive_says_where_a_windowed_models_d_h_is_read(capsys, qid):
     share = (10 * 8704 + 52 * 1024) / (62 * 8704)
     assert f"d_h = {128 * share:.6g}" in out and "nan" not in out, out
     assert f"at S = 8,704 a token attends {share:.4g} of the positions it would in full layers" in out, out
+
+
+def test_a_two_token_output_keeps_no_sequence_by_hand():
+    """A 2-token output at the committed 70B's 50 ms target: one round of 50 ms holds 8 x 989.4 TFLOP/s x 0.05 s =
+    3.96e14 FLOP of the replica's compute, less than one request's prompt (6.0e14 FLOP) and its decode token, so B_P =
+    0.66 and, speculating (3 drafts at 0.8 with a draft_cost: n_v = 4, E = 2.95), 0.66 too: not one sequence.  The
+    lever row says it keeps no sequence, never "at most 0 sequences" (QA of stop 78)."""
+    f_token = 2 * 70.6e9 + 4 * 80 * 64 * 128 * (4096 + 2 / 2)
+    plain = _b_p(8, 989.4e12, 4096, 2, 0.05, f_token, L_PROMPT)
+    spec = _b_p(8, 989.4e12, 4096, 2, 0.05, f_token, L_PROMPT, n_v=4, k=3, tokens=_expected(0.8, 3))
+    assert 0.6 < spec < plain < 0.7
+    sv = evaluated(LLAMA, ["serving.output=2"]).serving
+    assert (sv["compute_batch"], sv["compute_batch_speculative"], sv["tpot_batch"]) == (0, 0, 0)
+    row = next(x for x in sv["techniques"]["rows"] if x["technique"] == "speculative decoding")
+    assert ("speculating, a replica's compute keeps no sequence at the TPOT target with their prompts' prefills, none "
+            "decoding plainly (each kept token costs 4 / 2.95 verified tokens") in row["ends"]
+    assert "at most 0" not in row["ends"]

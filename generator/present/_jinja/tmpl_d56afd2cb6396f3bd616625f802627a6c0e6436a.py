@@ -179,7 +179,11 @@ def root(context, missing=missing):
             yield ' tokens)'
         yield '; the end-to-end latency is TTFT plus the '
         yield escape(t_6(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rounds')))
-        yield ' decode rounds after the first\ntoken, summed in closed form: every ledger of a round is affine in the context, so the rounds cost as many rounds at the\nmean context '
+        yield ' decode round'
+        if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rounds') != 1):
+            pass
+            yield 's'
+        yield ' after the first\ntoken, summed in closed form: every ledger of a round is affine in the context, so the rounds cost as many rounds at the\nmean context '
         yield escape(t_6(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'prompt')))
         yield ' + '
         yield escape(t_6(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'output')))
@@ -440,7 +444,11 @@ def root(context, missing=missing):
                     if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rounds') != 1):
                         pass
                         yield 's'
-                    yield ' of θ give it).'
+                    yield ' of θ give'
+                    if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rounds') == 1):
+                        pass
+                        yield 's'
+                    yield ' it).'
                 else:
                     pass
                     yield 'The TPOT target is <strong>missed</strong> even by '
@@ -1255,4 +1263,4 @@ def root(context, missing=missing):
         yield '</section>\n'
 
 blocks = {}
-debug_info = '1=121&2=130&3=132&4=136&5=140&6=142&7=146&8=154&9=166&10=168&11=171&12=173&13=178&15=183&16=187&18=196&19=202&20=221&22=227&23=229&24=247&25=255&26=259&27=266&28=273&31=283&32=383&33=397&34=455&36=497&37=532&38=568&39=649&40=655&41=661&42=675&45=677&48=680&49=697&50=699&51=703&52=705&54=717&55=719&56=727&57=735&58=739&61=755&63=767&64=770&68=772&69=774&72=780&74=784&75=789&78=791&79=794&80=828&81=830&84=833&85=835&86=869&87=898&88=911&89=922&90=979&91=988&92=992&93=1006&94=1018&95=1028&96=1030&99=1035&101=1052&102=1112&103=1130&104=1137&105=1146&108=1156&109=1158&110=1164&111=1167&112=1176&113=1181&115=1184&116=1186&118=1189&119=1192&121=1203&122=1205&124=1212&125=1219&126=1229&127=1242&129=1250'
+debug_info = '1=121&2=130&3=132&4=136&5=140&6=142&7=146&8=154&9=166&10=168&11=171&12=173&13=178&15=187&16=191&18=200&19=206&20=225&22=231&23=233&24=251&25=259&26=263&27=270&28=277&31=287&32=387&33=401&34=463&36=505&37=540&38=576&39=657&40=663&41=669&42=683&45=685&48=688&49=705&50=707&51=711&52=713&54=725&55=727&56=735&57=743&58=747&61=763&63=775&64=778&68=780&69=782&72=788&74=792&75=797&78=799&79=802&80=836&81=838&84=841&85=843&86=877&87=906&88=919&89=930&90=987&91=996&92=1000&93=1014&94=1026&95=1036&96=1038&99=1043&101=1060&102=1120&103=1138&104=1145&105=1154&108=1164&109=1166&110=1172&111=1175&112=1184&113=1189&115=1192&116=1194&118=1197&119=1200&121=1211&122=1213&124=1220&125=1227&126=1237&127=1250&129=1258'
