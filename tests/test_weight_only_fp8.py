@@ -65,7 +65,7 @@ def test_a_device_of_another_vendor_still_skips_fp8(capsys):
     """No weight-only fp8 kernel in a source gathered for a TPU v5p: fp8 stays skipped there, with its reason."""
     doc = _plan(capsys, "llama-3.1-8b", "--hardware", "tpu-v5p", "--weights", "bf16,fp8")
     assert {r["precision"] for r in doc["rows"]} == {"bf16"}
-    assert doc["skipped_precisions"] == [{"precision": "fp8", "why": "Google Cloud TPU v5p (one chip) has no dense "
+    assert doc["skipped_precisions"] == [{"precision": "fp8", "why": "Google Cloud TPU v5p has no dense "
                                                                    "fp8 peak"}]
     assert doc["notes"] == []
 

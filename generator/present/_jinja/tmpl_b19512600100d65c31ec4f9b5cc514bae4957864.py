@@ -772,7 +772,22 @@ def root(context, missing=missing):
             l_1_name = l_1_counts = missing
             yield '</tbody>\n</table></div>\n<p class="meta" data-static>Tensor × pipeline layouts on '
             yield escape(environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'title'))
-            yield "; pp divides the layers or is a power of two (uneven stages: the busiest counted); KV cache for batch 1.\nCollectives in the alpha-beta model with NCCL's conventions: at least the fewest bytes and one step for the bound, the\nlibrary's ring (a fixed cost per call, 2(n−1) steps, its measured bus bandwidth) for the estimate.</p>\n"
+            yield '; pp divides the layers or is a power of two (uneven stages: the busiest counted); KV cache for batch 1.\nCollectives in the alpha-beta model with '
+            if environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'collectives'):
+                pass
+                yield escape(environment.getattr(environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'collectives'), 'library'))
+                yield "'s"
+            else:
+                pass
+                yield "nccl-tests' bus-bandwidth"
+            yield ' conventions: at least the fewest bytes and one step for the bound, '
+            if environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'collectives'):
+                pass
+                yield "the\nlibrary's ring (a fixed cost per call, 2(n−1) steps, its measured bus bandwidth)"
+            else:
+                pass
+                yield "a ring (2(n−1) steps at the links' measured bus bandwidth; the hardware file names no collectives library, so no fixed cost per call)"
+            yield ' for the estimate.</p>\n'
         else:
             pass
             yield "<p data-static>This spec decodes nothing, so the chapter has no decode rounds to scale and no fit map: both are over\na decode step's batch and context.</p>\n"
@@ -780,4 +795,4 @@ def root(context, missing=missing):
     yield '\n'
 
 blocks = {}
-debug_info = '1=133&2=145&4=148&5=152&6=155&7=160&8=182&9=191&10=193&11=197&12=199&13=213&14=241&15=280&17=291&18=293&19=295&21=303&22=323&23=335&24=345&25=350&26=358&28=361&29=393&30=399&31=423&32=469&34=475&35=478&36=481&37=483&38=517&40=531&41=539&43=549&44=552&45=566&46=576&47=593&50=602&52=605&53=615&55=628&56=631&57=633&58=635&59=637&62=647&63=649&64=657&65=660&66=664&67=667&68=670&69=674&70=683&71=689&72=693&73=699&74=705&75=712&76=723&78=728&79=732&82=734&83=736&84=738&85=740&87=742&88=750&90=774'
+debug_info = '1=133&2=145&4=148&5=152&6=155&7=160&8=182&9=191&10=193&11=197&12=199&13=213&14=241&15=280&17=291&18=293&19=295&21=303&22=323&23=335&24=345&25=350&26=358&28=361&29=393&30=399&31=423&32=469&34=475&35=478&36=481&37=483&38=517&40=531&41=539&43=549&44=552&45=566&46=576&47=593&50=602&52=605&53=615&55=628&56=631&57=633&58=635&59=637&62=647&63=649&64=657&65=660&66=664&67=667&68=670&69=674&70=683&71=689&72=693&73=699&74=705&75=712&76=723&78=728&79=732&82=734&83=736&84=738&85=740&87=742&88=750&90=774&91=776'
