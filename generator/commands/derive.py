@@ -680,8 +680,10 @@ def _numbers(args, accounting: str | None, qid: str, spec=None) -> Numbers:
         from genreport.load.spec import Parallelism
         from genreport.model.plan import kv_link
         from genreport.model.serving import prompt_cache_c
+        from genreport.model.serving_report import pool_unit_gpus
 
-        link, name = kv_link(spec.hardware, spec.parallelism or Parallelism())
+        par_kv = spec.parallelism or Parallelism()
+        link, name = kv_link(spec.hardware, par_kv, pool_unit_gpus(par_kv))  # as the chapter's row: its pools' copies
         if link:
             unsliced = frozenset({"c"})  # the whole model's c, as the report prints it, not c_g
             values["W_kv"] = float(link)

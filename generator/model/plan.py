@@ -765,7 +765,7 @@ def _plan_one(q, env, model, hw, prec, name, par, ctx, batches, latency, account
             if limit == "prompts" and decoding.any() else (b, 1.0 / per_user)
         share, best, t_kv, link, one_b, one_t, one_gpu = _pools(
             q, par, d_b, batches, (batches <= cap) & (batches <= want) & (batches <= runs), t_use, busy, d_round, shape,
-            latency, kv_link(hw, par), c_prompt, mean_round)
+            latency, kv_link(hw, par, par.gpus), c_prompt, mean_round)
         pool_ttft = ttft + (t_kv or 0.0)
         misses = shape.ttft is not None and not pool_ttft <= shape.ttft
         pool_gpu = None if misses else best[0]
@@ -798,12 +798,15 @@ def _plan_one(q, env, model, hw, prec, name, par, ctx, batches, latency, account
                    **spec_fields)
 
 
-def kv_link(hw: Hardware, par: Parallelism) -> tuple[float | None, str]:
+def kv_link(hw: Hardware, par: Parallelism, pool_gpus: int | None = None) -> tuple[float | None, str]:
     """(B/s, name) of the path one prompt's KV cache takes from a prefill replica to a decode replica: the
-    scale-up link when two replicas fit in its domain (each of the replica's GPUs sends its own slice, all at once),
-    else the scale-out network; (None, reason) when the spec has neither."""
+    scale-up link when two copies of what each pool is made of, ``pool_gpus`` GPUs (default a replica's; where an
+    expert-parallel group spans replicas, the pools are whole groups and a prefill replica's decode partner sits in
+    another group), fit in its domain; else the scale-out network; (None, reason) when the spec has neither.  Each of
+    the replica's GPUs sends its own slice, all at once: the rate is the replica's GPUs' links."""
     g = par.replica_gpus
-    if hw.link is not None and hw.link.domain and 2 * g <= hw.link.domain:
+    unit = max(int(pool_gpus or g), g)
+    if hw.link is not None and hw.link.domain and 2 * unit <= hw.link.domain:
         return g * hw.link.rate(2), f"scale-up {hw.link.short_name}"
     out = hw.node.scale_out if hw.node is not None else None
     if out is not None:

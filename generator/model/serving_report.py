@@ -253,6 +253,14 @@ def ep_group_replicas(par: Parallelism) -> int:
     return math.lcm(par.tp, par.ep) // par.tp if par.ep > par.tp else 1
 
 
+def pool_unit_gpus(par: Parallelism) -> int:
+    """GPUs of the smallest copy a prefill or a decode pool of this layout is made of (the serving chapter's
+    disaggregation row): a replica, or where the expert-parallel group spans replicas the whole group
+    (:func:`ep_group_replicas` replicas, techniques.whole_group_pools), so a prompt's cache leaves its group for
+    another: what ``plan.kv_link`` asks to fit twice in the scale-up domain."""
+    return ep_group_replicas(par) * par.replica_gpus
+
+
 def report(r) -> dict | None:
     """The serving chapter's numbers for the spec's ``serving`` block at its layout (None without one): one request
     at batch 1, at the users' batch per replica and at the largest batch the TPOT target allows; the concurrency

@@ -759,7 +759,10 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
     piped = (f", each prefill replica a pipeline of {stages} stages" if stages > 1 else "") + (
         ", each prompt's uncached part prefilled (its TTFT counts the prefix caching row's hit)" if sv.prefix_hit > 0
         else "")
-    link, link_name = kv_link(r.spec.hardware, r.spec.parallelism or Parallelism())
+    from genreport.model.serving_report import pool_unit_gpus
+
+    par_kv = r.spec.parallelism or Parallelism()
+    link, link_name = kv_link(r.spec.hardware, par_kv, pool_unit_gpus(par_kv))  # the pools: replicas or whole groups
     t_kv = None
     if link:  # every GPU of the replica sends its own slice of the prompt's cache at once
         from genreport.model.serving import prompt_cache_c

@@ -519,7 +519,9 @@ const GR_SERVING = (() => {
       ? ", each prompt's uncached part prefilled (its TTFT counts the prefix caching row's hit)" : "");
     const link = hw.link, scale = hw.node && hw.node.scale_out;
     let wKv = null, name = null, tKv = null;
-    if (link && link.domain && 2 * gpus <= link.domain) {
+    // two copies of what a pool is made of must fit the scale-up domain: a replica, or where the expert group spans
+    // replicas the whole group, the pools whole groups (serving_report.pool_unit_gpus, plan.kv_link)
+    if (link && link.domain && 2 * group * gpus <= link.domain) {
       const rate = link.topology === "mesh" && link.link_bandwidth_per_direction
         ? Math.min(link.bandwidth_per_direction, link.link_bandwidth_per_direction) : link.bandwidth_per_direction;
       [wKv, name] = [gpus * rate, "scale-up " + link.short_name];
