@@ -80,3 +80,17 @@ def test_plan_disaggregate_sends_it_between_copies_of_the_layout(capsys):
     for x in rows:
         assert x["kv_link"].startswith("scale-out"), x
         assert x["kv_transfer"] == pytest.approx(PROMPT_CACHE / (x["tp"] * NIC), rel=1e-9)
+
+
+def test_a_compute_that_keeps_no_sequence_says_so_in_words():
+    """Llama 3.1 70B bf16 on 8 H100 (specs/llama70b-h100-tp8.yaml) with a 2-token output under a 5 ms TPOT: the
+    replica computes 8 x 989.4e12 x 0.005 x (2 - 1) = 3.96e13 FLOP in its one round at the target, a 4,096-token
+    prompt's prefill alone 2 x 68.5e9 x 4,096 = 5.6e14 (N_p, the blocks without embedding and head; H100 datasheet's
+    989.4 TFLOP/s dense bf16): B_P = 0 speculating or not.  The lever row said "keeps at most 0 sequences ..., 0
+    decoding plainly"; it now says not one."""
+    r = evaluated("llama70b-h100-tp8.yaml", ["serving.output=2", "serving.tpot=5 ms"])
+    assert r.serving["compute_batch"] == 0 == r.serving["compute_batch_speculative"]
+    assert 8 * 989.4e12 * 0.005 * 1 < 2 * 68.5e9 * 4096
+    ends = r.serving["techniques"]["rows"][0]["ends"]
+    assert "keeps no sequence at the TPOT target with its prompt's prefill, nor decoding plainly" in ends
+    assert "0 sequences" not in ends and "0 decoding" not in ends

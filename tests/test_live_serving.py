@@ -153,7 +153,7 @@ WHATIFS = [
     # the 70B in bf16 on one H100: no sequence fits, the chapter states no technique, and the page computes none (it
     # showed lever rows of a batch that does not fit; page.js now dims the built ones)
     (SERVING[0], ["parallelism.tp=1"]),
-    # a 2-token output (QA review): the prompts take the compute (B_P = 0: "no sequence", "none decoding plainly",
+    # a 2-token output (QA review): the prompts take the compute (B_P = 0: "no sequence", "nor decoding plainly",
     # never "at most 0 sequences"), and the pools' prefill share past 99% ("99.xx%", never "100% ... 0% decode")
     (SERVING[0], ["serving.output=2"]),
 ]

@@ -269,6 +269,6 @@ def test_a_two_token_output_keeps_no_sequence_by_hand():
     sv = evaluated(LLAMA, ["serving.output=2"]).serving
     assert (sv["compute_batch"], sv["compute_batch_speculative"], sv["tpot_batch"]) == (0, 0, 0)
     row = next(x for x in sv["techniques"]["rows"] if x["technique"] == "speculative decoding")
-    assert ("speculating, a replica's compute keeps no sequence at the TPOT target with their prompts' prefills, none "
+    assert ("speculating, a replica's compute keeps no sequence at the TPOT target with its prompt's prefill, nor "
             "decoding plainly (each kept token costs 4 / 2.95 verified tokens") in row["ends"]
     assert "at most 0" not in row["ends"]

@@ -698,7 +698,7 @@ def test_a_two_token_outputs_lever_rows_never_say_zero_sequences_or_a_whole_pool
     rows = {x["technique"]: x for x in r.serving["techniques"]["rows"]}
     ends = rows["speculative decoding"]["ends"]
     assert "at most 0" not in ends and " 0 decoding" not in ends
-    assert "keeps no sequence at the TPOT target with their prompts' prefills, none decoding plainly" in ends
+    assert "keeps no sequence at the TPOT target with its prompt's prefill, nor decoding plainly" in ends
     setting = rows["prefill/decode disaggregation"]["setting"]
     assert "100%" not in setting and " 0% decode" not in setting, setting
     assert [_pool_share(x) for x in (0.0046, 0.76, 0.24, 0.99536, 1.0, 0.0)] == ["0.46%", "76%", "24%", "99.54%",

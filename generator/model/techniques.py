@@ -383,10 +383,10 @@ def _speculative_compute_words(serving: dict, sp, tokens: float, batch: int) -> 
             f"{sp.verified} / {tokens:.2f} verified tokens; the drafts' FLOPs are left out, a draft_cost giving their "
             "time alone")
     # never "at most 0 sequences", "0 decoding plainly" (a review: a 2-token output, whose prompts take the compute)
-    keeps = "no sequence" if spec_b == 0 else f"at most {spec_b:,} sequence{'s' if spec_b != 1 else ''}"
-    return (f"; speculating, a replica's compute keeps {keeps} at the TPOT target with their "
-            f"prompts' prefills" + (f", {'none' if plain_b == 0 else f'{plain_b:,}'} decoding plainly"
-                                    if plain_b is not None else "")
+    keeps = ("no sequence at the TPOT target with its prompt's prefill" if spec_b == 0 else
+             f"at most {spec_b:,} sequence{'s' if spec_b != 1 else ''} at the TPOT target with their prompts' prefills")
+    plain = "" if plain_b is None else ", nor decoding plainly" if plain_b == 0 else f", {plain_b:,} decoding plainly"
+    return (f"; speculating, a replica's compute keeps {keeps}{plain}"
             + f" (each kept token costs {cost})" + (f": fewer than this row's {batch:,}" if batch > spec_b else ""))
 
 

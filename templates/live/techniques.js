@@ -348,9 +348,10 @@ const GR_SERVING = (() => {
       // its compute (techniques._speculative_compute_words): B_P,spec beside the plain B_P
       if (out.compute_batch_speculative !== null) {
         const bS = out.compute_batch_speculative, bP = out.compute_batch, e2 = F.format(tokens, ".2f");
-        const keeps = bS === 0 ? "no sequence" : "at most " + commas(bS) + " sequence" + (bS !== 1 ? "s" : "");
-        ends += "; speculating, a replica's compute keeps " + keeps + " at the TPOT target with "
-          + "their prompts' prefills" + (bP !== null ? ", " + (bP === 0 ? "none" : commas(bP)) + " decoding plainly" : "") + " (each kept token costs "
+        const keeps = bS === 0 ? "no sequence at the TPOT target with its prompt's prefill" : "at most " + commas(bS)
+          + " sequence" + (bS !== 1 ? "s" : "") + " at the TPOT target with their prompts' prefills";
+        ends += "; speculating, a replica's compute keeps " + keeps
+          + (bP === null ? "" : bP === 0 ? ", nor decoding plainly" : ", " + commas(bP) + " decoding plainly") + " (each kept token costs "
           + (draft ? nV + " / " + e2 + " verified tokens and " + k + " / " + e2 + " draft passes"
             : nV + " / " + e2 + " verified tokens; the drafts' FLOPs are left out, a draft_cost giving their time alone")
           + ")" + (batch > bS ? ": fewer than this row's " + commas(batch) : "");
