@@ -491,6 +491,11 @@ TECHNIQUE_DEFS: tuple[QuantityDef, ...] = (
     QuantityDef("speculative_speedup_layout", "speculative decoding over plain decode, from the rounds at the layout",
                 "1", r"\sigma_{\mathrm{layout}}", (), _T.speculative_speedup_rounds, _T.LEVIATHAN,
                 extras={"as_built": True}),
+    QuantityDef("speculative_request_tokens", "tokens one verify round yields for a request, expected: at most the "
+                "T_out - 1 it makes after its first", "token", r"E_{R}", (), _T.request_expected_tokens, _T.LEVIATHAN),
+    QuantityDef("speculative_speedup_request", "speculative decoding over plain decode of a request's rounds, from the "
+                "rounds at the layout", "1", r"\sigma_{\mathrm{request}}", (), _T.speculative_speedup_request,
+                _T.LEVIATHAN, extras={"as_built": True}),
     QuantityDef("draft_time_bound", "strict lower bound of a draft model's k_d passes of one verify step", "s",
                 r"t_{d,\mathrm{bound}}", (), _T.draft_time_bound, _T.DRAFT),
     QuantityDef("capacity_batch_draft", "sequences of context S one replica holds beside a draft model", "1",

@@ -100,6 +100,15 @@ def expected_tokens():
     return (1 - p_a**(k_d + 1)) / (1 - p_a)
 
 
+def request_expected_tokens():
+    """E_R = min(E, T_out - 1) [token]: the tokens a verify round yields for a request with T_out - 1 decode tokens to
+    make after its first, never more than it needs: a 2-token output's one round yields its one token whatever E
+    (a review found plan crediting such a request 2.81x at E = 2.95).  Over a request's rounds the mean is at most
+    this (its last round is cut short), so a speed-up or B_P counted with it stays an upper bound; with T_out - 1 at
+    or above E it is E exactly."""
+    return sp.Min(expected_tokens(), T_out - 1)
+
+
 def verify_flops(B=B, S=S):
     """FLOPs of one verify step [FLOP]: every sequence's n_v tokens through the weights and its cache,
     B n_v (2 N_a + 4 L H_q d_h S); n_v = k_d + 1 for a chain of drafts, a tree's nodes for a draft tree (SpecInfer,
@@ -217,6 +226,13 @@ def speculative_speedup_rounds():
     round and t_v the verify round at the layout (:func:`verify_time_layout`, the collectives included), t_d the
     drafts.  One GPU's ledgers for t_s and t_v give :func:`speculative_speedup`."""
     return expected_tokens() * t_s / (sym("t_v") + t_d)
+
+
+def speculative_speedup_request():
+    """Speed-up of a request's rounds with speculative decoding [1]: E_R t_s / (t_v + t_d), :func:`speculative_speedup_rounds`
+    with the tokens a round yields capped at those the request still makes (:func:`request_expected_tokens`): plan,
+    the frontier and the serving chapter's lever row, for a request of T_out >= 2 tokens."""
+    return request_expected_tokens() * t_s / (sym("t_v") + t_d)
 
 
 def verify_time_layout():
@@ -340,7 +356,7 @@ def request_flops_speculative():
     verified tokens and k_d / E draft passes.  p_a = 0 with n_v = 1 and k_d = 0 (or f_d = 0) is
     :func:`request_flops`."""
     per_round = n_v * _decode_flops_per_seq(mean_decode_context()) + k_d * sym("f_d")
-    return (T_out - 1) * per_round / expected_tokens() + _prompt_flops()
+    return (T_out - 1) * per_round / request_expected_tokens() + _prompt_flops()
 
 
 def compute_batch():

@@ -213,7 +213,7 @@ def test_formulas_js_is_one_global_and_small():
     # a prompt's pass through the stages apart from its bound (stop 71): 46.0 -> 47.7; the routed experts' training
     # state and gradients over their own data-parallel group (stop 71): 49.0; the users' compute with their prompts
     # (compute_batch, stop 75): 49.7; their compute speculating (compute_batch_speculative, issue 30): 50.2
-    assert len(text.encode()) < 50_500
+    assert len(text.encode()) < 51_000
 
 
 @needs_node

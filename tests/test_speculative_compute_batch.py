@@ -191,10 +191,14 @@ def test_the_draft_model_in_the_chapter_by_hand():
 def test_no_speculation_is_todays_compute_batch_exactly():
     """p_a = 0 with n_v = 1 and k_d = 0 (or f_d = 0): E = 1, one verified token a kept token and no draft, the plain
     B_P, symbolically and to the last bit of the compiled formulas and serving.compute_batch."""
+    # a request of T_out >= 2 tokens (B_P has no decode round below): T_out = 2 + r, r >= 0, so min(E, T_out - 1) = 1
+    r = sp.Symbol("r", nonnegative=True)
+    at_two = {sym("T_out"): 2 + r}
     zero = {sym("p_a"): 0, sym("n_v"): 1, sym("k_d"): 0}
-    assert sp.simplify(t.compute_batch_speculative().subs(zero) - t.compute_batch()) == 0
+    plain = t.compute_batch().subs(at_two)
+    assert sp.simplify(t.compute_batch_speculative().subs(zero).subs(at_two) - plain) == 0
     no_draft = {sym("p_a"): 0, sym("n_v"): 1, sym("f_d"): 0}
-    assert sp.simplify(t.compute_batch_speculative().subs(no_draft) - t.compute_batch()) == 0
+    assert sp.simplify(t.compute_batch_speculative().subs(no_draft).subs(at_two) - plain) == 0
     q = load()
     for name in (DEEPSEEK, LLAMA):
         spec = load_spec(SPECS / name)
@@ -213,14 +217,14 @@ def test_the_bound_is_the_balance_it_comes_from():
     """B sequences verify a round every t_r = E theta (TPOT t_r / E at the target); the round's FLOPs per second,
     B (n_v F_1 + k_d f_d) / t_r, and the prompts of the B E / ((T_out - 1) t_r) requests retired a second, at the
     replica's n_TP n_St P: solved for B by SymPy, compute_batch_speculative."""
-    b = sp.Symbol("b", positive=True)
-    e, n = t.expected_tokens(), sym("n_TP") * sym("n_St") * sym("P")
+    b, e = sp.Symbol("b", positive=True), sp.Symbol("E_R", positive=True)  # E_R: request_expected_tokens, below
+    n = sym("n_TP") * sym("n_St") * sym("P")
     t_r = e * sym("theta")
     f_1 = 2 * sym("N_a") + 4 * sym("L") * sym("H_q") * sym("d_h") * t.mean_decode_context()
     rate = b * (sym("n_v") * f_1 + sym("k_d") * sym("f_d")) / t_r \
         + b * e / ((sym("T_out") - 1) * t_r) * (t.request_flops() - (sym("T_out") - 1) * f_1)
     (solved,) = sp.solve(sp.Eq(rate, n), b)
-    assert sp.simplify(solved - t.compute_batch_speculative()) == 0
+    assert sp.simplify(solved.subs(e, t.request_expected_tokens()) - t.compute_batch_speculative()) == 0
 
 
 # Gemma 3 27B (google/gemma-3-27b-pt config.json: 62 layers, 52 of them sliding over 1,024 tokens, 10 global, 32
@@ -260,15 +264,45 @@ def test_derive_says_where_a_windowed_models_d_h_is_read(capsys, qid):
 def test_a_two_token_output_keeps_no_sequence_by_hand():
     """A 2-token output at the committed 70B's 50 ms target: one round of 50 ms holds 8 x 989.4 TFLOP/s x 0.05 s =
     3.96e14 FLOP of the replica's compute, less than one request's prompt (6.0e14 FLOP) and its decode token, so B_P =
-    0.66 and, speculating (3 drafts at 0.8 with a draft_cost: n_v = 4, E = 2.95), 0.66 too: not one sequence.  The
+    0.66 and, speculating (3 drafts at 0.8 with a draft_cost: n_v = 4, E = 2.95 but one token to make: E_R = 1), 0.66
+    too: not one sequence.  The
     lever row says it keeps no sequence, never "at most 0 sequences" (QA of stop 78)."""
     f_token = 2 * 70.6e9 + 4 * 80 * 64 * 128 * (4096 + 2 / 2)
     plain = _b_p(8, 989.4e12, 4096, 2, 0.05, f_token, L_PROMPT)
-    spec = _b_p(8, 989.4e12, 4096, 2, 0.05, f_token, L_PROMPT, n_v=4, k=3, tokens=_expected(0.8, 3))
+    # a round yields at most the one token the request makes after its first: E_R = min(2.95, 1) = 1
+    spec = _b_p(8, 989.4e12, 4096, 2, 0.05, f_token, L_PROMPT, n_v=4, k=3, tokens=min(_expected(0.8, 3), 1))
     assert 0.6 < spec < plain < 0.7
     sv = evaluated(LLAMA, ["serving.output=2"]).serving
     assert (sv["compute_batch"], sv["compute_batch_speculative"], sv["tpot_batch"]) == (0, 0, 0)
     row = next(x for x in sv["techniques"]["rows"] if x["technique"] == "speculative decoding")
     assert ("speculating, a replica's compute keeps no sequence at the TPOT target with its prompt's prefill, nor "
-            "decoding plainly (each kept token costs 4 / 2.95 verified tokens") in row["ends"]
+            "decoding plainly (each kept token costs 4 / 1.00 verified tokens") in row["ends"]
     assert "at most 0" not in row["ends"]
+
+
+
+def test_a_round_yields_at_most_the_tokens_the_request_still_makes(capsys):
+    """E_R = min(E, T_out - 1) (formulas/techniques.py request_expected_tokens): a request with one decode token to
+    make (a 2-token output) gets one from its round, whatever E = 2.952 (3 drafts at 0.8), so its verify round of 4
+    tokens and its drafts cost more than a plain round: plan credited such requests 2.81x (two reviews, stop 78);
+    speculation is now off there, the rows as plain decoding's.  With 2 to make, 2 tokens a round (the lever row says
+    2.00); from 3 on, E itself."""
+    e_r = t.request_expected_tokens().subs({sym("p_a"): sp.Rational(4, 5), sym("k_d"): 3})
+    e = sp.Rational(369, 125)  # 1 + 0.8 + 0.64 + 0.512
+    assert e == pytest.approx(_expected(0.8, 3))
+    assert [e_r.subs(sym("T_out"), n) for n in (2, 3, 4, 513)] == [1, 2, e, e]
+    plan = ["plan", "llama-3.1-70b", "--hardware", "h100-sxm", "--prompt", "4k", "--output", "2", "--tpot", "5ms",
+            "--users", "128", "--format", "json"]
+    assert main([*plan, "--speculative", "3,0.8"]) == 0
+    spec_rows = json.loads(capsys.readouterr().out)["rows"]
+    assert main(plan) == 0
+    plain_rows = json.loads(capsys.readouterr().out)["rows"]
+    assert spec_rows and all(x["speculative"] == "off" for x in spec_rows), [x["speculative"] for x in spec_rows]
+    def key(x):
+        return x["precision"], x["tp"], x["pp"], x["ep"], x["dp"], x["batch"], x["tpot"], x["tokens_per_s_gpu"]
+
+    assert [key(x) for x in spec_rows] == [key(x) for x in plain_rows]
+    assert all(x["spec_speedup"] < 1 for x in spec_rows)
+    sv = evaluated(LLAMA, ["serving.output=3"]).serving
+    row = next(x for x in sv["techniques"]["rows"] if x["technique"] == "speculative decoding")
+    assert row["note"].startswith("2.00 tokens per verify step")

@@ -1099,8 +1099,8 @@ def _compute_batch_terms(speculating: bool):
     if not speculating:
         return c / ((t.T_out - 1) * f1 + fp), named
     e = sp.Symbol("E", positive=True)
-    named.append((e, "tokens a verify round keeps on average, (1 - p_a^(k_d+1)) / (1 - p_a) (Leviathan et al., eq. 1) "
-                     "[token]", t.expected_tokens()))
+    named.append((e, "tokens a verify round keeps on average, (1 - p_a^(k_d+1)) / (1 - p_a) (Leviathan et al., eq. 1), "
+                     "at most the T_out - 1 the request makes after its first [token]", t.request_expected_tokens()))
     return c / ((t.T_out - 1) * (t.n_v * f1 + t.k_d * sym("f_d")) / e + fp), named
 
 

@@ -519,19 +519,22 @@ def prompt_cache_c(env, prompt) -> float:
     return float(np.ravel(np.asarray(env.one_card().at(context=float(prompt))["c"], dtype=float))[0])
 
 
-def speculative_rounds(q, lay, values, batches, t_plain, spec, serial) -> dict[str, np.ndarray]:
+def speculative_rounds(q, lay, values, batches, t_plain, spec, serial, output: int | None = None) -> dict[str, np.ndarray]:
     """Speculative decoding at the layout at ``values``' context, per batch: the plain round ``plain`` (``t_plain``),
     the verify round ``verify`` (n B tokens: k + 1 for a chain, a tree's nodes: ``spec``'s fourth entry, k + 1 where
     it has three), the drafts ``draft`` (:func:`draft_time`) and the speed-up ``speedup`` E t_s / (t_v + t_d)
-    (``speculative_speedup_layout``), E = (1 - p^(k+1)) / (1 - p); the strict bound or (``serial``) the estimate."""
-    return _rounds_many(q, [(lay, values, batches, t_plain, spec)], serial)[0]
+    (``speculative_speedup_layout``), E = (1 - p^(k+1)) / (1 - p); the strict bound or (``serial``) the estimate.
+    ``output``: a request's output tokens, its rounds' E capped at the output - 1 tokens it makes after its first
+    (``speculative_speedup_request``, E_R = min(E, T_out - 1)); None, or a one-token output (plan --context: one
+    decode step there), E uncapped."""
+    return _rounds_many(q, [(lay, values, batches, t_plain, spec, output)], serial)[0]
 
 
 def _rounds_many(q, items, serial) -> list[dict[str, np.ndarray]]:
-    """:func:`speculative_rounds` of each (layout, values, batches, t_plain, spec) of ``items``, each formula
+    """:func:`speculative_rounds` of each (layout, values, batches, t_plain, spec, output) of ``items``, each formula
     evaluated once over all of them (stacked.over)."""
     vs = []
-    for lay, values, batches, _, spec in items:
+    for lay, values, batches, _, spec, _ in items:
         k = spec[0]
         n = spec[3] if len(spec) > 3 else k + 1
         toks = at_batch(values, lay, batches, busiest=serial, per_sequence=n)  # the experts the n B tokens touch
@@ -539,13 +542,22 @@ def _rounds_many(q, items, serial) -> list[dict[str, np.ndarray]]:
     t_vs = [np.asarray(t, dtype=float) * np.ones_like(it[2]) for t, it in
             zip(over(q["verify_time_serial" if serial else "verify_time_bound"], vs), items, strict=True)]
     t_ds = [np.asarray(draft_time(q, spec[2], spec[0], values, batches, t_plain), dtype=float) * np.ones_like(batches)
-            for _, values, batches, t_plain, spec in items]
-    speeds = over(q["speculative_speedup_layout"], [
-        {"p_a": spec[1], "k_d": float(spec[0]), "t_s": t_plain, "t_v": t_v, "t_d": t_d}
-        for (_, _, _, t_plain, spec), t_v, t_d in zip(items, t_vs, t_ds, strict=True)])
+            for _, values, batches, t_plain, spec, _ in items]
+    # a request's rounds yield at most the tokens it makes after its first (E_R); a decode step alone, E
+    capped = [output is not None and output > 1 for *_, output in items]
+    speeds = [None] * len(items)
+    for qid, want in (("speculative_speedup_request", True), ("speculative_speedup_layout", False)):
+        at = [i for i, c in enumerate(capped) if c == want]
+        if not at:
+            continue
+        got = over(q[qid], [dict({"p_a": items[i][4][1], "k_d": float(items[i][4][0]), "t_s": items[i][3],
+                                  "t_v": t_vs[i], "t_d": t_ds[i]}, **({"T_out": float(items[i][5])} if want else {}))
+                            for i in at])
+        for i, speed in zip(at, got, strict=True):
+            speeds[i] = speed
     return [{"plain": np.asarray(t_plain, dtype=float) * np.ones_like(batches), "verify": t_v, "draft": t_d,
              "speedup": np.asarray(speed, dtype=float) * np.ones_like(batches)}
-            for (_, _, batches, t_plain, _), t_v, t_d, speed in zip(items, t_vs, t_ds, speeds, strict=True)]
+            for (_, _, batches, t_plain, _, _), t_v, t_d, speed in zip(items, t_vs, t_ds, speeds, strict=True)]
 
 
 # A speed-up pays where it passes 1 by more than rounding: no acceptance at no draft cost computes 1.0000000000000002,
@@ -553,31 +565,31 @@ def _rounds_many(q, items, serial) -> list[dict[str, np.ndarray]]:
 PAYS = 1.0 + 1e-9
 
 
-def speculate(q, lay, values, batches, t_plain, spec, serial):
-    """Speculative decoding at the layout, per batch: (speed-up, on), :func:`speculative_rounds`' speed-up and where
-    it passes 1 (:data:`PAYS`)."""
-    speed = speculative_rounds(q, lay, values, batches, t_plain, spec, serial)["speedup"]
+def speculate(q, lay, values, batches, t_plain, spec, serial, output: int | None = None):
+    """Speculative decoding at the layout, per batch: (speed-up, on), :func:`speculative_rounds`' speed-up (of a
+    request of ``output`` tokens where given) and where it passes 1 (:data:`PAYS`)."""
+    speed = speculative_rounds(q, lay, values, batches, t_plain, spec, serial, output)["speedup"]
     return speed, speed > PAYS
 
 
-def mean_rounds(q, lay, rv, mean: float, batches, spec, serial) -> dict[str, np.ndarray]:
+def mean_rounds(q, lay, rv, mean: float, batches, spec, serial, output: int | None = None) -> dict[str, np.ndarray]:
     """:func:`speculative_rounds` of a request's rounds at its mean context ``mean``: at the request's values ``rv``
     (at ``batches``, the mean context's c and d_h, :func:`_mean_context_values`) against the plain round there, the
-    strict bound or (``serial``) the estimate."""
-    return _mean_rounds_many(q, [(lay, rv, mean, batches, spec)], serial)[0]
+    strict bound or (``serial``) the estimate; ``output`` as :func:`speculative_rounds`'."""
+    return _mean_rounds_many(q, [(lay, rv, mean, batches, spec, output)], serial)[0]
 
 
 def _mean_rounds_many(q, items, serial) -> list[dict[str, np.ndarray]]:
-    """:func:`mean_rounds` of each (layout, rv, mean, batches, spec) of ``items``, at once (stacked.over)."""
-    mvs = [dict(rv, S=np.float64(mean)) for _, rv, mean, _, _ in items]
+    """:func:`mean_rounds` of each (layout, rv, mean, batches, spec, output) of ``items``, at once (stacked.over)."""
+    mvs = [dict(rv, S=np.float64(mean)) for _, rv, mean, _, _, _ in items]
     ts = over(q["decode_time_serial" if serial else "decode_time_bound"], mvs)
-    return _rounds_many(q, [(lay, mv, batches, np.asarray(t, dtype=float) * np.ones_like(batches), spec)
-                            for (lay, _, _, batches, spec), mv, t in zip(items, mvs, ts, strict=True)], serial)
+    return _rounds_many(q, [(lay, mv, batches, np.asarray(t, dtype=float) * np.ones_like(batches), spec, output)
+                            for (lay, _, _, batches, spec, output), mv, t in zip(items, mvs, ts, strict=True)], serial)
 
 
-def mean_speedup(q, lay, rv, mean: float, batches, spec, serial) -> np.ndarray:
+def mean_speedup(q, lay, rv, mean: float, batches, spec, serial, output: int | None = None) -> np.ndarray:
     """The speed-up of a request's rounds at its mean context (:func:`mean_rounds`)."""
-    return mean_rounds(q, lay, rv, mean, batches, spec, serial)["speedup"]
+    return mean_rounds(q, lay, rv, mean, batches, spec, serial, output)["speedup"]
 
 
 def speculative_request(q, env, lay, cv, rv, mean: float, batches, t_last, dec, output: int, spec,
@@ -603,10 +615,11 @@ def _requests_many(q, items, serial: bool) -> list[dict]:
     ``items``, each formula evaluated once over all of them (stacked.over)."""
     reads = [read if read is not None else dict(cv, c=_read_c(env, cv["S"]))
              for env, _, cv, _, _, _, _, _, _, _, read in items]
-    lasts = _rounds_many(q, [(lay, read, batches, t_last, spec) for (_, lay, _, _, _, batches, t_last, _, _, spec, _), read
+    lasts = _rounds_many(q, [(lay, read, batches, t_last, spec, output)
+                             for (_, lay, _, _, _, batches, t_last, _, output, spec, _), read
                              in zip(items, reads, strict=True)], serial)
-    avgs = _mean_rounds_many(q, [(lay, rv, mean, batches, spec) for _, lay, _, rv, mean, batches, _, _, _, spec, _
-                                 in items], serial)
+    avgs = _mean_rounds_many(q, [(lay, rv, mean, batches, spec, output)
+                                 for _, lay, _, rv, mean, batches, _, _, output, spec, _ in items], serial)
     out = []
     for (_, _, _, _, _, batches, _, dec, output, _, _), last, avg in zip(items, lasts, avgs, strict=True):
         with np.errstate(divide="ignore", invalid="ignore"):

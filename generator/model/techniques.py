@@ -299,7 +299,7 @@ def _layout_round(r, batch: float) -> dict:
         n = int(engine_limit(spec.hardware, held))  # no more than the engine runs at once (its max_sequences)
         batches = np.arange(1, n + 1, dtype=float)
         t = np.asarray(q["decode_time_bound"](at_batch(read, lay, batches, busiest=False)), dtype=float) * np.ones(n)
-        sig, on = speculate(q, lay, read, batches, t, k, False)
+        sig, on = speculate(q, lay, read, batches, t, k, False, sv.output)
     off = np.flatnonzero(~on)
     # a mixture of experts can pay again past the break-even: once every expert is read by the plain step too, the
     # verify step's extra tokens cost little more (Llama 4 Maverick at tp 8 x pp 2 x ep 8: from batch 15 to 50)
@@ -518,7 +518,10 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
     # frontier take it): the TPOT over the speed-up at the last context, tok/s and $/M with the mean context's
     if sv.speculative is not None:
         sp = sv.speculative
-        tokens = _eval(r, "speculative_expected_tokens", env)
+        # the tokens a round yields, at most the output - 1 the request makes after its first (E_R)
+        spec_qid = "speculative_speedup_request" if sv.output > 1 else "speculative_speedup_layout"
+        with_out = {**env, "T_out": float(sv.output)} if sv.output > 1 else env
+        tokens = _eval(r, "speculative_request_tokens" if sv.output > 1 else "speculative_expected_tokens", with_out)
         lay = _layout_round(r, batch)
         from genreport.model.serving import usd_per_mtok
 
@@ -569,9 +572,10 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
                      "note": f"{tokens:.2f} tokens per verify step; TPOT {_faster(at_last['speedup'])} at the last "
                              f"token, tok/s {at_mean['speedup']:.2f}× at the mean context"})
         for name, ctx, x in (("tech_speculative", last, at_last), ("tech_speculative_mean", mean, at_mean)):
-            blocks[name] = _block(r, name, "speculative_speedup_layout",
+            blocks[name] = _block(r, name, spec_qid,
                                   {"p_a": sp.acceptance, "k_d": float(sp.draft_tokens), "t_s": x["plain"],
-                                   "t_v": x["verify"], "t_d": x["draft"]}, {"batch": int(batch), "context": int(ctx)})
+                                   "t_v": x["verify"], "t_d": x["draft"], "T_out": float(sv.output)},
+                                  {"batch": int(batch), "context": int(ctx)})
         numbers.update({"expected_tokens": tokens, "breakeven_batch": breakeven, "resumes_batch": resumes,
                         "stops_again_batch": stops_again,
                         "verify_crossover_batch": verify_x,

@@ -297,7 +297,9 @@ const GR_SERVING = (() => {
       const rounds = function (v, b, plain) {  // serving.speculative_rounds at v's context against the plain round
         const tv = call("verify_time_bound", Object.assign(P.atBatch(v, lay, b, true, nV), {B: b, k_d: k, n_v: nV}));
         const td = tD(b, v.S, plain);
-        return {speedup: call("speculative_speedup_layout", {p_a: sp.acceptance, k_d: k, t_s: plain, t_v: tv, t_d: td}),
+        // a round yields at most the output - 1 tokens the request makes after its first (speculative_speedup_request)
+        const x = {p_a: sp.acceptance, k_d: k, t_s: plain, t_v: tv, t_d: td, T_out: sv.output};
+        return {speedup: call(sv.output > 1 ? "speculative_speedup_request" : "speculative_speedup_layout", x),
           plain: plain, verify: tv, draft: td};
       };
       // the last context, the cache a step reads there, against the request's TPOT round: it divides the TPOT
@@ -307,7 +309,8 @@ const GR_SERVING = (() => {
       const dec = call("request_decode_time_bound", at(rv, batch)) / aMean.speedup;
       const tpotS = tp0 / aLast.speedup, userS = sv.output > 1 ? (sv.output - 1) / dec : 1.0 / tpotS;
       const gpuS = batch * userS / gpus;
-      const tokens = call("speculative_expected_tokens", e);
+      const tokens = sv.output > 1 ? call("speculative_request_tokens", Object.assign({}, e, {T_out: sv.output}))
+        : call("speculative_expected_tokens", e);
       const verifyX = M.physical("verify_crossover_batch", call("verify_crossover_batch", e), "round")[0];
       // the break-even as plan finds it: the last context's speed-up against its plain round, up to what a replica
       // holds beside the draft there (capacity_batch_draft at the last context) and the engine runs at once
