@@ -156,6 +156,8 @@ WHATIFS = [
     # a 2-token output (QA review): the prompts take the compute (B_P = 0: "no sequence", "nor decoding plainly",
     # never "at most 0 sequences"), and the pools' prefill share past 99% ("99.xx%", never "100% ... 0% decode")
     (SERVING[0], ["serving.output=2"]),
+    # the users' batch past the TPOT target's (152 with the prompts): their row says the users take more replicas
+    (SERVING[0], ["serving.tpot=25 ms", "serving.users=200"]),
 ]
 
 

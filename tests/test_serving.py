@@ -855,3 +855,18 @@ def test_page_one_says_each_gpu_for_data_parallel_replicas_of_one_gpu():
     line = serving_text(r, 7)
     assert "this layout cannot serve them: its weights alone exceed each GPU's memory" in line
     assert "the card's" not in line
+
+
+def test_the_users_row_past_the_tpot_targets_batch_says_so():
+    """Llama 3.1 70B on 8 H100 at 25 ms with 200 users (QA review: Gemma 3 27B int4 read "64 users" at batch 64 beside
+    a compute batch of 32 and "64 users take 2 GPUs"): the replica's compute keeps 152 sequences with their prompts
+    (8 x 989.4 TFLOP/s x 511 x 0.025 s over a request's FLOPs, tests/test_speculative_compute_batch.py's count at
+    25 ms), so the 200 users' row is one replica at a load the deployment spreads over 2 (16 GPUs); its label says
+    so.  At or under the target's batch (128 users, the committed spec) the label is the users' alone."""
+    from genreport.model.serving_report import USERS_PAST_TPOT
+    from shared import evaluated
+
+    sv = evaluated("llama70b-h100-tp8.yaml", ["serving.tpot=25 ms", "serving.users=200"]).serving
+    assert (sv["users_batch"], sv["tpot_batch"], sv["compute_batch"], sv["gpus_for_users"]) == (200, 152, 152, 16)
+    assert sv["rows"][1]["label"] == "200 users" + USERS_PAST_TPOT
+    assert USERS_PAST_TPOT not in " ".join(r["label"] for r in evaluated("llama70b-h100-tp8.yaml").serving["rows"])

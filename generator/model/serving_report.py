@@ -50,6 +50,9 @@ def _row(req: Request, price: float | None, power: float | None, label: str, nod
 
 TPOT_LABEL = "the most the TPOT target allows"
 TPOT_MISSED = " (the bound's batch: the serial estimate misses the target there)"
+# the users' row past the TPOT target's batch: what one replica would do at their load, not what the deployment runs
+# (a review: "64 users" at batch 64 beside a compute batch of 32 and "64 users take 2 GPUs")
+USERS_PAST_TPOT = " (more than the TPOT target allows a replica: the users take more replicas, below)"
 
 
 PROMPTS_LABEL = "the most the TPOT target allows with the prompts' prefills (the compute roof)"
@@ -279,8 +282,10 @@ def report(r) -> dict | None:
     engine_binds = limit < cap  # the engine's max_sequences stops a replica's batch before its memory does
     rows = [_row(one, price, power, alone_label(par), node)]
     if users_batch is not None and users_batch > 1:
+        past = tpot_batch is not None and 0 < tpot_batch < users_batch
         rows.append(_row(request(model, hw, prec, par, users_batch, sv.prompt, sv.output, acc, env), price,
-                         power, users_label(sv.users, par.dp, users_batch, engine_binds), node))
+                         power, users_label(sv.users, par.dp, users_batch, engine_binds)
+                         + (USERS_PAST_TPOT if past else ""), node))
     if tpot_batch is not None and tpot_batch > 1 and tpot_batch != users_batch:
         label = tpot_label(tpot_batch, limit, cap, prompts)
         row = _row(request(model, hw, prec, par, tpot_batch, sv.prompt, sv.output, acc, env), price, power,

@@ -31,8 +31,9 @@ const GR_SERVING = (() => {
   function stepShare(x) { return x > 0 && x < 0.1 ? F.format(100 * x, ".2g") + "%" : pct(x); }
   function commas(x, p) { return F.format(x, "," + (p || ".0f")); }
   const PROMPTS_LABEL = "the most the TPOT target allows with the prompts' prefills (the compute roof)";  // serving_report's
-  const TPOT_LABEL = "the most the TPOT target allows",  // serving_report.TPOT_LABEL, TPOT_MISSED
-    TPOT_MISSED = " (the bound's batch: the serial estimate misses the target there)";
+  const TPOT_LABEL = "the most the TPOT target allows",  // serving_report.TPOT_LABEL, TPOT_MISSED, USERS_PAST_TPOT
+    TPOT_MISSED = " (the bound's batch: the serial estimate misses the target there)",
+    USERS_PAST_TPOT = " (more than the TPOT target allows a replica: the users take more replicas, below)";
   /** The users' row of the serving table (serving_report.users_label): the busiest replica's share. */
   function usersLabel(users, dp, batch, engineBinds) {
     const want = Math.ceil(users / dp), head = commas(users) + " users";
@@ -194,12 +195,13 @@ const GR_SERVING = (() => {
       : "one request a replica (" + group + " replicas share the experts: " + group + " at once)")];
     // the batch stops at what fits and at the engine's max_sequences (serving_report.engine_limit; 0: none)
     const maxSeq = hw.max_sequences || 0, limit = maxSeq > 0 ? Math.min(cap, maxSeq) : cap, engineBinds = limit < cap;
-    let usersBatch = null, tpotBatch = null;
+    let usersBatch = null, tpotBatch = null, usersRow = null;
     if (sv.users) {
       const want = Math.ceil(sv.users / dp);
       usersBatch = limit ? Math.min(want, limit) : 0;
       if (usersBatch > 1) {
-        rows.push(row(usersBatch, usersLabel(sv.users, dp, usersBatch, engineBinds)));
+        usersRow = row(usersBatch, usersLabel(sv.users, dp, usersBatch, engineBinds));
+        rows.push(usersRow);
       }
     }
     // the most sequences a replica's compute keeps at the TPOT target with their prompts' prefills
@@ -237,6 +239,7 @@ const GR_SERVING = (() => {
       }
       decodeBatch = lo;
       tpotBatch = Math.min(lo, prompts);
+      if (usersRow && tpotBatch > 0 && usersBatch > tpotBatch) usersRow.label += USERS_PAST_TPOT;  // serving_report.report's
       if (tpotBatch > 1 && tpotBatch !== usersBatch) {
         // labelled by what stops the batch (serving_report.tpot_label): the target, the engine or the memory
         const label = prompts < limit && tpotBatch >= prompts ? PROMPTS_LABEL
