@@ -115,6 +115,20 @@ def test_a_what_ifs_table_names_its_quantities_and_what_does_not_fit():
                             "9,314 tok/s 0.5×") for r in rows), rows
 
 
+def test_a_what_if_that_holds_no_sequence_says_none_fits():
+    """Llama 3.1 70B in bf16 on one H100 (``--set parallelism.tp=1``): 141 GB of weights on an 80 GB card hold no
+    sequence at any context, and the what-if's rates said "24 tok/s (0 fit)" (review, stop 78): "(none fits)"."""
+    import html as h
+    import re
+
+    from shared import page as page_of
+
+    page = page_of("llama70b-h100-tp8.yaml", ["parallelism.tp=1"])
+    section = page[page.index('id="whatif"'):]
+    table = h.unescape(re.sub(r"<[^>]+>", " ", section[:section.index("</table>")]))
+    assert "(0 fit)" not in table and re.search(r"24 tok/s \(none fits\)", re.sub(r"\s+", " ", table)), table
+
+
 def test_page_1s_cheapest_layout_says_its_batch_where_no_users_are_given():
     """Without users the cheapest layout is priced at plan's default of at most 64 sequences a replica; page 1 named
     it "cheapest" without the cap, which only chapter 7 stated (a review: the same layout at batch 256 is cheaper).

@@ -1036,7 +1036,8 @@ def _baseline_rows(r: Results, b: Results) -> list[dict]:
 
 
 def _unheld(r: Results, e) -> str:
-    """' (N fit)' for a decode rate at a batch past what the results' memory holds at its context, else ''."""
+    """' (N fit)' for a decode rate at a batch past what the results' memory holds at its context, ' (none fits)' where
+    it holds no sequence there (a review read "96 tok/s (0 fit)"), else ''."""
     if e.id != "decode_tokens_per_s" or "batch" not in e.params or "context" not in e.params:
         return ""
     per = r.per_context.get(r.lead, {})
@@ -1044,7 +1045,9 @@ def _unheld(r: Results, e) -> str:
     if "capacity_batch" not in per or e.params["context"] not in ctxs:
         return ""
     cap = per["capacity_batch"][ctxs.index(e.params["context"])]
-    return f" ({max(int(cap), 0):,} fit)" if e.params["batch"] > cap else ""
+    if e.params["batch"] <= cap:
+        return ""
+    return f" ({int(cap):,} fit)" if cap >= 1 else " (none fits)"
 
 
 # What each tensor class holds, for the inputs table (the same split as genreport.model.env.weight_bytes_of).
