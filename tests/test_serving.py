@@ -870,3 +870,18 @@ def test_the_users_row_past_the_tpot_targets_batch_says_so():
     assert (sv["users_batch"], sv["tpot_batch"], sv["compute_batch"], sv["gpus_for_users"]) == (200, 152, 152, 16)
     assert sv["rows"][1]["label"] == "200 users" + USERS_PAST_TPOT
     assert USERS_PAST_TPOT not in " ".join(r["label"] for r in evaluated("llama70b-h100-tp8.yaml").serving["rows"])
+
+
+def test_a_one_token_request_says_its_end_to_end_is_its_ttft():
+    """``serving.output=1`` (review, stop 78): the chapter read "TTFT plus the 0 decode rounds after the first token,
+    summed in closed form ... at the mean context 4,096 + 1/2"; it says the request has no decode round and what the
+    table's TPOT is (one decode step at its last context, plan --context's convention), and its end to end is its TTFT."""
+    import re
+
+    from shared import evaluated, rendered
+
+    r = evaluated("llama70b-h100-tp8.yaml", ["serving.output=1"])
+    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", rendered(r, "sections/s9_serving.html.j2")))
+    assert "0 decode rounds" not in text and "4,096 + 1/2" not in text
+    assert "a one-token request has no decode round after its first token, so its end-to-end latency is its TTFT" in text
+    assert all(row["bound"]["e2e"] == row["bound"]["ttft"] for row in r.serving["rows"])

@@ -177,17 +177,24 @@ def root(context, missing=missing):
             yield 'at its last context\n('
             yield escape(t_6(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'last_context')))
             yield ' tokens)'
-        yield '; the end-to-end latency is TTFT plus the '
-        yield escape(t_6(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rounds')))
-        yield ' decode round'
-        if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rounds') != 1):
+        yield '; '
+        if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rounds'):
             pass
-            yield 's'
-        yield ' after the first\ntoken, summed in closed form: every ledger of a round is affine in the context, so the rounds cost as many rounds at the\nmean context '
-        yield escape(t_6(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'prompt')))
-        yield ' + '
-        yield escape(t_6(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'output')))
-        yield "/2, and the bound takes the largest of the ledgers' sums, never more than the sum of the rounds.\nCosts take "
+            yield 'the end-to-end latency is TTFT plus the '
+            yield escape(t_6(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rounds')))
+            yield ' decode round'
+            if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rounds') != 1):
+                pass
+                yield 's'
+            yield ' after the first\ntoken, summed in closed form: every ledger of a round is affine in the context, so the rounds cost as many rounds at the\nmean context '
+            yield escape(t_6(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'prompt')))
+            yield ' + '
+            yield escape(t_6(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'output')))
+            yield "/2, and the bound takes the largest of the ledgers' sums, never more than the sum of the rounds."
+        else:
+            pass
+            yield "a one-token request has no decode round after its first token, so its end-to-end latency is its TTFT, and\nthe table's TPOT and per-user rate are those of one decode step at its last context (as <code>plan --context</code> takes them)."
+        yield '\nCosts take '
         yield escape((markup_join((t_3('$%.2f', environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'price_per_hour')), ' per ', (undefined(name='GPU') if l_0_GPU is missing else l_0_GPU), '-hour', )) if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'price_per_hour') else markup_join(('no price (the ', (undefined(name='GPU') if l_0_GPU is missing else l_0_GPU), ' file has none: set serving.price)', ))))
         if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'board_watts'):
             pass
@@ -1263,4 +1270,4 @@ def root(context, missing=missing):
         yield '</section>\n'
 
 blocks = {}
-debug_info = '1=121&2=130&3=132&4=136&5=140&6=142&7=146&8=154&9=166&10=168&11=171&12=173&13=178&15=187&16=191&18=200&19=206&20=225&22=231&23=233&24=251&25=259&26=263&27=270&28=277&31=287&32=387&33=401&34=463&36=505&37=540&38=576&39=657&40=663&41=669&42=683&45=685&48=688&49=705&50=707&51=711&52=713&54=725&55=727&56=735&57=743&58=747&61=763&63=775&64=778&68=780&69=782&72=788&74=792&75=797&78=799&79=802&80=836&81=838&84=841&85=843&86=877&87=906&88=919&89=930&90=987&91=996&92=1000&93=1014&94=1026&95=1036&96=1038&99=1043&101=1060&102=1120&103=1138&104=1145&105=1154&108=1164&109=1166&110=1172&111=1175&112=1184&113=1189&115=1192&116=1194&118=1197&119=1200&121=1211&122=1213&124=1220&125=1227&126=1237&127=1250&129=1258'
+debug_info = '1=121&2=130&3=132&4=136&5=140&6=142&7=146&8=154&9=166&10=168&11=171&12=173&13=178&15=190&17=198&19=207&20=213&21=232&23=238&24=240&25=258&26=266&27=270&28=277&29=284&32=294&33=394&34=408&35=470&37=512&38=547&39=583&40=664&41=670&42=676&43=690&46=692&49=695&50=712&51=714&52=718&53=720&55=732&56=734&57=742&58=750&59=754&62=770&64=782&65=785&69=787&70=789&73=795&75=799&76=804&79=806&80=809&81=843&82=845&85=848&86=850&87=884&88=913&89=926&90=937&91=994&92=1003&93=1007&94=1021&95=1033&96=1043&97=1045&100=1050&102=1067&103=1127&104=1145&105=1152&106=1161&109=1171&110=1173&111=1179&112=1182&113=1191&114=1196&116=1199&117=1201&119=1204&120=1207&122=1218&123=1220&125=1227&126=1234&127=1244&128=1257&130=1265'
