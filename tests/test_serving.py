@@ -885,3 +885,24 @@ def test_a_one_token_request_says_its_end_to_end_is_its_ttft():
     assert "0 decode rounds" not in text and "4,096 + 1/2" not in text
     assert "a one-token request has no decode round after its first token, so its end-to-end latency is its TTFT" in text
     assert all(row["bound"]["e2e"] == row["bound"]["ttft"] for row in r.serving["rows"])
+
+
+def test_a_pipelines_ttft_says_its_chunks_run_on_every_stage():
+    """Llama 3.1 70B at tp 8 x pp 3 (review, stop 78): the TTFT, 27.5 ms, is one 4k prompt's FLOPs over the 24 GPUs
+    (its chunks in flight on every stage at once: a lower bound), while its pass through the stages in turn, what plan
+    charges a replica for it, takes 73.7 ms; "the prefill of one prompt alone on the replica" read as the stages in
+    turn.  The chapter states both."""
+    import re
+
+    from genreport.present import fmt
+    from shared import evaluated, rendered
+
+    r = evaluated("llama70b-h100-tp8.yaml", ["parallelism.pp=3"])
+    one = r.serving["rows"][0]["bound"]
+    assert r.serving["stages"] == 3 and one["ttft"] < one["prefill"] / 2
+    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", rendered(r, "sections/s9_serving.html.j2")))
+    assert (f"(over 3 pipeline stages, at least the prompt's chunks in flight on every stage at once: its pass through "
+            f"the stages in turn, which keeps the replica busy, takes {fmt.time(one['prefill'])})") in text
+    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", rendered(evaluated("llama70b-h100-tp8.yaml"),
+                                                                "sections/s9_serving.html.j2")))
+    assert "pipeline stages, at least" not in text

@@ -326,6 +326,7 @@ def report(r) -> dict | None:
             "ep_nodes": -(-max(par.ep, par.replica_gpus) // node) if node else None,
             "price_per_hour": price, "board_watts": power, "gpus": replicas_gpus,
             "replica_gpus": par.replica_gpus, "dp": par.dp, "capacity_batch": cap,
+            "stages": par.pp,  # a replica's pipeline stages: one prompt's TTFT has its chunks on all of them at once
             # the engine's max_sequences where it stops a replica's batch before the memory (None where it does not)
             "max_sequences": limit if engine_binds else None,
             "holds": holds, "ttft_met": None if sv.ttft is None or not holds else bool(one.ttft_bound <= sv.ttft),

@@ -164,7 +164,15 @@ def root(context, missing=missing):
                 yield escape(t_13(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_target')))
         yield ',\non '
         yield escape(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'where'))
-        yield ". The time to first token (TTFT) is the prefill of one prompt alone on the replica, its\ncommunication included; the time per output token (TPOT) is the request's slowest decode round, "
+        yield '. The time to first token (TTFT) is the prefill of one prompt alone on the replica, its\ncommunication included'
+        if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'stages') > 1):
+            pass
+            yield ' (over '
+            yield escape(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'stages'))
+            yield " pipeline stages, at least the prompt's chunks in flight on every stage at once: its pass through the stages in turn, which keeps the replica busy, takes "
+            yield escape(t_13(environment.getattr(environment.getattr(environment.getitem(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rows'), 0), 'bound'), 'prefill')))
+            yield ')'
+        yield "; the time per output token (TPOT) is the request's slowest decode round, "
         if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'round_context') != environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'last_context')):
             pass
             yield 'at context\n'
@@ -1270,4 +1278,4 @@ def root(context, missing=missing):
         yield '</section>\n'
 
 blocks = {}
-debug_info = '1=121&2=130&3=132&4=136&5=140&6=142&7=146&8=154&9=166&10=168&11=171&12=173&13=178&15=190&17=198&19=207&20=213&21=232&23=238&24=240&25=258&26=266&27=270&28=277&29=284&32=294&33=394&34=408&35=470&37=512&38=547&39=583&40=664&41=670&42=676&43=690&46=692&49=695&50=712&51=714&52=718&53=720&55=732&56=734&57=742&58=750&59=754&62=770&64=782&65=785&69=787&70=789&73=795&75=799&76=804&79=806&80=809&81=843&82=845&85=848&86=850&87=884&88=913&89=926&90=937&91=994&92=1003&93=1007&94=1021&95=1033&96=1043&97=1045&100=1050&102=1067&103=1127&104=1145&105=1152&106=1161&109=1171&110=1173&111=1179&112=1182&113=1191&114=1196&116=1199&117=1201&119=1204&120=1207&122=1218&123=1220&125=1227&126=1234&127=1244&128=1257&130=1265'
+debug_info = '1=121&2=130&3=132&4=136&5=140&6=142&7=146&8=154&9=166&10=168&11=179&12=181&13=186&15=198&17=206&19=215&20=221&21=240&23=246&24=248&25=266&26=274&27=278&28=285&29=292&32=302&33=402&34=416&35=478&37=520&38=555&39=591&40=672&41=678&42=684&43=698&46=700&49=703&50=720&51=722&52=726&53=728&55=740&56=742&57=750&58=758&59=762&62=778&64=790&65=793&69=795&70=797&73=803&75=807&76=812&79=814&80=817&81=851&82=853&85=856&86=858&87=892&88=921&89=934&90=945&91=1002&92=1011&93=1015&94=1029&95=1041&96=1051&97=1053&100=1058&102=1075&103=1135&104=1153&105=1160&106=1169&109=1179&110=1181&111=1187&112=1190&113=1199&114=1204&116=1207&117=1209&119=1212&120=1215&122=1226&123=1228&125=1235&126=1242&127=1252&128=1265&130=1273'
