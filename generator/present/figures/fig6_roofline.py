@@ -287,6 +287,10 @@ def caption6(r: Results, baseline: Results | None = None) -> str:
               + _join([f"{num(p[2])} ({p[1].removeprefix('decode ')})" for p in caps]) + "; ")
         s += (("only " if len(over) < len(caps) else "") + _join([p[1].removeprefix("decode ") for p in over])
               + f" {'crosses' if len(over) == 1 else 'cross'} the ridge. ") if over else "none reaches the ridge. "
+        # a context that holds not one sequence has no such point: said, not left out silently (review, stop 78)
+        none = [c for c, x in zip(_contexts(r), r.per_context[r.lead]["capacity_batch"], strict=True) if float(x) < 1]
+        if none:
+            s += f"At {_join([f'S = {tokens(c)}' for c in none])} not even one sequence fits beside the weights. "
         s += _engine_runs(r)
     elif dec1:
         # batch 1 itself may not fit: the weights alone past the memory, or no sequence of a context beside them (a
