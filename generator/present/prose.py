@@ -134,7 +134,11 @@ def training_lines(r: Results) -> list[str]:
     iw = r.verdicts["training_intensity"]
     fmt_t = r.verdicts["training_compute"]
     step = r.value("training_step_time_compute", "seed", tokens=t)
-    bound = next((row["time"] for row in r.decision if row["workload"] == "training"), step)  # page 1's: the larger
+    # the larger of the step's two ledgers, its FLOPs over the peak or, below the ridge, its weights' traffic over the
+    # bandwidth (model.js trainingBound); not page 1's row time, which at a layout may be the gradient exchange (a
+    # Llama 3.1 70B 16-token micro-batch on tp 2 x pp 4 x dp 2 read "39.2 ms ... for its three passes over the weights
+    # at the bandwidth", the exchange's time; the passes take 11.0 ms)
+    bound = step / (iw / ridge) if step and iw > 0 and r.verdicts.get("training_binds", "compute") != "compute" else step
     # the state is the whole model's, judged against what one card keeps for it (evaluate._whole_on_one_card)
     cap = r.one_card[r.lead]["capacity"] if r.lead in r.one_card else _lead(r)["capacity"]
     parts = [f"{tr['bytes_per_param']:g} B/param gives {fmt.gib(tr['total'])}" for tr in r.training]

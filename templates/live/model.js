@@ -909,11 +909,13 @@ const GR_MODEL = (function () {
     const exchange = comm(chosen), time = Math.max(bound || 0.0, exchange) || bound;
     const out = {fits: fitting.length > 0, state_bytes: fitting.length ? chosen[2] : Math.min.apply(null, configs.map(c => c[2])),
       cards_needed: null, zero: chosen[1], recipe: chosen[0], comm: exchange, time: time};
+    // the time is the exchange's, fitting or not: its roof and the other roof say so (decision.layout_training)
+    if (bound !== null && exchange > bound) {
+      Object.assign(out, {roof: "interconnect", other_roof: exchange / bound, other: res.verdicts.training_binds || "compute"});
+    }
     if (!fitting.length) out.binds = "capacity";
-    else if (bound !== null && exchange > bound) {
-      Object.assign(out, {binds: "interconnect", roof: "interconnect", other_roof: exchange / bound,
-        other: res.verdicts.training_binds || "compute"});
-    } else if (bound) out.binds = res.verdicts.training_binds || "compute";
+    else if (bound !== null && exchange > bound) out.binds = "interconnect";
+    else if (bound) out.binds = res.verdicts.training_binds || "compute";
     return out;
   }
 

@@ -301,6 +301,14 @@ const GR_PROSE = (function () {
   /** Three sentences: what binds at batch 1 (or that it does not fit), what batching gives, the biggest lever.
    * Null when the weights do not fit a card with a link (the sentence names the smallest layout, which only
    * Python's layout search finds). */
+  /** What fits of a decode row whose KV cache does not (summary._fit_words). */
+  function fitWords(d) {
+    const cap = d.capacity_batch, n = cap !== null && cap !== undefined && cap >= 1 ? Math.trunc(cap) : 0;
+    const many = (d.gpus || 1) > 1 ? " per replica" : "";
+    if (!n) return `no sequence of ${commas(d.context)} tokens fits beside the weights`;
+    return `${commas(n)} sequence${n !== 1 ? "s" : ""} of ${commas(d.context)} tokens fit${n === 1 ? "s" : ""}${many}`;
+  }
+
   function sentences(res, inp, dec) {
     const F = GR_FMT, rows = dec.rows, par = inp.parallelism;
     const weightsFit = res.verdicts.weights_fit !== false;
@@ -320,6 +328,10 @@ const GR_PROSE = (function () {
           + `${commas(d1.context)} is ${d1.roof}-bound: the strict bound is ${F.time(d1.time)} per token (the ledgers `
           + `overlapped), at most ${F.num(d1.tokens_per_s_gpu)} tok/s per GPU; the serial estimate is `
           + `${F.time(d1.serial)}, ${collectivesClause(d1, par.pp)}${overheadClause(d1)}.`);
+      } else if (out.length < 1 && !d1.fits && weightsFit) {
+        // the capacity binds: the roofs' time is what it would take, were it to fit (summary.sentences)
+        out.push(`Decode at batch ${commas(d1.batch)} and context ${commas(d1.context)} does not fit: `
+          + `${fitWords(d1)}; were it to fit, it would be ${d1.roof}-bound, at least ${F.time(d1.time)} per token.`);
       } else if (out.length < 1) {
         out.push(`Decode at batch ${commas(d1.batch)} and context ${commas(d1.context)} is ${d1.roof}-bound: at least `
           + `${F.time(d1.time)} per token, ${F.num(d1.tokens_per_s)} tok/s; the ${other} roof `
@@ -341,7 +353,11 @@ const GR_PROSE = (function () {
           + `${commas(best.context)} (the most of the spec's batches that fit${past}) gives `
           + `${F.num(best.tokens_per_s)} tok/s in total${scope}, `
           + `${F.num(best.tokens_per_s / d1.tokens_per_s)}× batch 1, ${roof}.`);
-      } else if (weightsFit) {
+      } else if (weightsFit && !d1.fits) {
+        out.push("None of the spec's batches fits in memory at these contexts: the KV cache, not a roof, "
+          + "limits them.");
+      } else if (weightsFit && Math.max.apply(null, inp.workloads.decode_batch) > d1.batch) {
+        // only where the spec asks for a larger batch (summary.sentences)
         out.push("No batch larger than the first fits in memory at these contexts, so batching cannot raise "
           + "the throughput here.");
       }
@@ -360,9 +376,17 @@ const GR_PROSE = (function () {
       if (x.workload === "prefill" && x === longest) {
         out.push(`${capitalize(article(x.tokens))} ${commas(x.tokens)}-token prefill is ${x.roof}-bound: at least ${F.time(x.time)} to the `
           + "first token.");
-      } else if (x.workload === "training") {
-        out.push(`Training a ${commas(x.tokens)}-token micro-batch is ${x.roof}-bound`
-          + (x.fits ? "." : `, and its state (${F.gb(x.state_bytes)}) needs ${x.cards_needed} cards' memory.`));
+      } else if (x.workload === "training") {  // summary.sentences
+        const head = `Training ${article(x.tokens)} ${commas(x.tokens)}-token micro-batch is ${x.roof}-bound`;
+        if (x.fits) {
+          out.push(head + (x.roof === "interconnect"
+            ? `: its gradient exchange takes ${F.time(x.comm)}, more than the step's compute` : "") + ".");
+        } else if (x.cards_needed === null || x.cards_needed === undefined) {  // at a layout: the leanest ZeRO stage's
+          out.push(head + `, and its state does not fit: ZeRO-3 leaves ${F.gb(x.state_bytes)} on each `
+            + `${inp.hardware.noun || "GPU"}.`);
+        } else {
+          out.push(head + `, and its state (${F.gb(x.state_bytes)}) needs ${x.cards_needed} cards' memory.`);
+        }
       }
     }
     return out.slice(0, 3);
