@@ -26,6 +26,17 @@ def test_a_windowed_models_capacity_says_what_it_counts_and_what_one_sequence_ho
     assert f"<p data-static>{words.replace(chr(39), '&#39;')}</p>" in page
 
 
+def test_a_sequence_past_the_models_context_says_so():
+    """Gemma 3 27B (google/gemma-3-27b-it config.json: 62 layers, 52 sliding over 1,024 tokens, max_position_embeddings
+    131,072) in bf16 with an int4 cache on one H100: the room beside its weights holds 1,058,629 tokens of one
+    sequence, past the 131,072 the model reads; chapter 4 said "can reach 1,058,629 tokens" alone (review, stop 78)."""
+    r = evaluated("llama8b-h100.yaml", ("model=gemma-3-27b", "precision.kv_cache=int4"))
+    sc = r.scalars[r.lead]
+    one = kv_facts(r.spec.model, r.spec.precision.kv_bytes, sc["capacity"] - sc["weight_bytes"], ())["tokens_one_sequence"]
+    assert r.spec.model.max_context == 131072 and one > 131072
+    assert f"one sequence can reach {one:,} tokens, past the model's 131,072," in prose.bounded_fact(r)
+
+
 def test_a_model_with_every_layer_global_says_nothing_more():
     r = evaluated("llama8b-h100.yaml")
     assert prose.bounded_fact(r) == ""

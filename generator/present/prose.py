@@ -207,7 +207,11 @@ def bounded_fact(r: Results) -> str:
     one = kv["tokens_one_sequence"]
     local = " and ".join(f"{n} {what}" for n, what in ((kv["windowed_layers"], "windowed"),
                                                         (kv["chunked_layers"], "chunked")) if n)
-    holds = (f"one sequence can reach {fmt.integer(one)} tokens" if one is not None else
+    most = r.spec.model.max_context
+    # past the model's longest context the count is the memory's, not a sequence the model reads (a review read "can
+    # reach 1,058,629 tokens" for Gemma 3 27B, whose context ends at 131,072): as the summary's "fits" line says
+    holds = (f"one sequence can reach {fmt.integer(one)} tokens" + (f", past the model's {most:,}" if most and one > most
+                                                                     else "") if one is not None else
              "one sequence of any context fits")
     return (f"That count has every layer cache every token; the {local} layers keep only their window, so {holds}, "
             "and the sequences that fit at each context are counted with what each layer keeps.")
