@@ -214,6 +214,40 @@ def test_elasticities_option(capsys):
     assert re.search(r"W\s+-1\.0000", out) and re.search(r"N\s+\+1\.0000", out)
 
 
+def test_elasticities_of_a_quantity_with_no_value_are_none(capsys):
+    """Llama 3.1 8B on one H100 at 1,024 tokens: the ceiling 2 N / (S c) + 4 H_q L d_h / c stays below the ridge
+    (the hand count: 4 x 32 x 32 x 128 / 131,072 = 4 FLOP/B of attention, 2 x 8.03e9 / (1024 x 131,072) = 119.6 of
+    weights, 123.6 < 989.4e12 / 3.35e12 = 295.3), so B* = N P b / (...) has a negative denominator and no value;
+    its derivatives (P +1.0, c -1.5 ...) are not a quantity's elasticities, and the report's sensitivity table
+    leaves the row out (model/shown.py: sensitivities)."""
+    ceiling = 4 * HQ * L * DH / KV + 2 * N / (1024 * KV)
+    assert ceiling < P / W  # the hand count: no batch crosses the ridge at 1,024 tokens
+    rc, out, _ = run(capsys, "crossover_batch", "--spec", SPEC, "--context", "1024", "--elasticities")
+    assert rc == 0 and "B* = none" in out
+    tail = out.split("B* = none")[1]
+    assert "elasticities: none: B* has no value at this point" in tail
+    assert not re.search(r"^\s+[A-Za-z_]+\s+[-+]\d\.\d{4}$", tail, re.M)  # no derivative printed
+    # where it has a value the elasticities stay: at 1,024 tokens on Mixtral 8x22B, tp 8 x ep 8
+    rc, out, _ = run(capsys, "crossover_batch", "--spec", str(SPECS / "mixtral8x22b-h100-tp8-ep8.yaml"),
+                     "--context", "1024", "--elasticities")
+    assert rc == 0 and "B* = none" not in out and re.search(r"^\s+N\s+\+1\.0000$", out, re.M)
+
+
+def test_an_moes_elasticities_leave_the_batch_out(capsys):
+    """DeepSeek-V3 reads the experts its batch touches, so N grows with B; d ln q / d ln B at fixed N (+0.97 at batch
+    1) is not what a larger batch does, and the report's table leaves B out for a mixture of experts. A dense model
+    keeps B."""
+    rc, out, _ = run(capsys, "decode_tokens_per_s", "--spec", str(SPECS / "deepseek-v3-h200-ep8.yaml"),
+                     "--batch", "1", "--context", "32768", "--elasticities")
+    tail = out.split("elasticities d ln q")[1]
+    assert rc == 0 and "B left out" in tail and not re.search(r"^\s+B\s+[-+]", tail, re.M)
+    assert re.search(r"^\s+W\s+\+1\.0000$", tail, re.M)
+    rc, out, _ = run(capsys, "decode_tokens_per_s", "--spec", SPEC, "--batch", "1", "--context", "1024",
+                     "--elasticities")
+    tail = out.split("elasticities d ln q")[1]
+    assert rc == 0 and "B left out" not in tail and re.search(r"^\s+B\s+\+", tail, re.M)
+
+
 def test_list_and_errors(capsys):
     rc, out, _ = run(capsys, "--list")
     assert rc == 0 and "critical_context" in out and "decode_tokens_per_s" in out

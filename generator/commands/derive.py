@@ -242,7 +242,13 @@ def derive_text(qid: str, args, accounting: str | None) -> str:
                                                    else f"none: {device(why, noun)}"))
         out += device(scope, noun)
     if args.elasticities:
-        out += _elasticity_lines(qid, nums, variant, forms)
+        if nums is not None and own is None:
+            # no value at this point (S* where the ceiling never falls below the ridge, B* past it): the report's
+            # sensitivity table leaves such a row out; printed, the derivatives of the negative closed form read as
+            # the quantity's (B* = none beside "c -1.19")
+            out += ["", f"  elasticities: none: {so.expr_text(qsym)} has no value at this point, so no input moves it"]
+        else:
+            out += _elasticity_lines(qid, nums, variant, forms)
 
     if target is None and value is None:
         return "\n".join(out).rstrip()
@@ -1028,6 +1034,12 @@ def _elasticity_lines(qid: str, nums: Numbers | None, variant: str, forms: list 
         el = at(nums.values, qid, variant)
         head = "  elasticities d ln q / d ln x (a 1 % rise of x changes q by this many %):"
     lines = ["", head]
+    if nums.spec.model.moe is not None and "B" in el:
+        # a mixture of experts reads the experts its tokens touch: N grows with the batch, which the symbolic
+        # derivative holds fixed (the report's sensitivity table leaves B out for the same reason)
+        el = {k: v for k, v in el.items() if k != "B"}
+        lines.append("    (B left out: a mixture of experts reads more experts as the batch grows, which d/dB holds "
+                     "fixed)")
     for name, v in sorted(el.items(), key=lambda kv: (-abs(float(kv[1])), kv[0])):
         lines.append(f"    {name:<6} {float(v):+.4f}")
     return lines
