@@ -34,3 +34,13 @@ def test_users_spread_over_the_copies_they_take(capsys):
     # without users the row is the replica's best batch, as before
     alone = next(r for r in _rows(capsys, "--batch", "256") if (r["tp"], r["pp"], r["dp"]) == (8, 1, 1))
     assert alone["batch"] > 128 and alone["limit"] != "users"
+
+
+def test_one_user_and_the_layouts_left_out_read_in_words(capsys):
+    """"--users 1" is "1 user", not "1 users"; the layouts left out are counted as layouts: DeepSeek-V3 in fp8 on
+    one H100 is one layout (tp 1, its 671e9 B of weights beside 80 GiB), not "1 weights do not fit"."""
+    assert main(["plan", "deepseek-v3", "--hardware", "h100-sxm", "--weights", "fp8", "--gpus", "1", "--users", "1",
+                 "--context", "1k"]) == 0
+    out = capsys.readouterr().out
+    assert ", 1 user;" in out and "1 users" not in out
+    assert "not listed: 1 layout (weights do not fit)" in out and "1 weights" not in out

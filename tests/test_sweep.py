@@ -188,6 +188,16 @@ def test_cli_writes_deterministic_files(tmp_path, capsys):
     assert len((tmp_path / "a" / "sweep.csv").read_text().splitlines()) == 49  # a header and the 48 points
 
 
+def test_the_summary_line_counts_one_of_each_in_the_singular(tmp_path, capsys):
+    """One model on one GPU in one precision at one batch and one context is 1 configuration and 1 point, not "1
+    configurations (1 models x 1 GPUs x 1 precisions) x 1 batches x 1 contexts = 1 points"."""
+    assert cli_main(["sweep", "--models", "llama-3.1-8b", "--hardware", "h100-sxm", "--precision", "bf16",
+                     "--batch", "1", "--context", "1k", "--format", "csv", "-o", str(tmp_path)]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first == "1 configuration (1 model x 1 GPU x 1 precision) x 1 batch x 1 context = 1 point", first
+    assert len((tmp_path / "sweep.csv").read_text().splitlines()) == 2  # a header and the one point
+
+
 def test_cli_bad_input(tmp_path, capsys):
     assert cli_main(["sweep", "--models", "llama-3.1-8", "-o", str(tmp_path)]) == 1
     assert "did you mean 'llama-3.1-8b'" in capsys.readouterr().err

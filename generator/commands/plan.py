@@ -559,7 +559,7 @@ def render_table(result, model, gpus, batch: int, context: int, tpot: float | No
              "replica"
              + (f" and at most {gpus[0].max_sequences:,} at once (the engine's max_sequences, vLLM's max_num_seqs: "
                 "limit 'engine' where it stops the batch)" if 0 < gpus[0].max_sequences < batch else "")
-             + (f", {shape.users:,} users" if shape.users else "") + (f"; {target}" if target else "")
+             + (f", {shape.users:,} user{'s' if shape.users != 1 else ''}" if shape.users else "") + (f"; {target}" if target else "")
              + f"; times: {'the strict bound' if estimate == 'bound' else 'the serial estimate'}"
              + (f"; {reserve:.0%} of each GPU kept by the engine" if reserve else "")
              + (f", and one step's activations ({gpus[0].max_batched_tokens:,} tokens a rank, at each layout's tp; with "
@@ -646,7 +646,8 @@ def render_table(result, model, gpus, batch: int, context: int, tpot: float | No
         lines.append(redundant_note(model.moe.experts, spread.ep, spread.redundant_experts, noun)
                      + f", where {spread.ep} does not divide the experts; the bound reads the experts the batch "
                      f"touches once, the serial estimate its busiest {noun}'s")
-    rejected = ", ".join(f"{n} {why}" for why, n in result.rejected.items() if n)
+    # counted in layouts ("22 weights do not fit" read as a count of weights; "1 weights")
+    rejected = ", ".join(f"{n:,} layout{'s' if n != 1 else ''} ({why})" for why, n in result.rejected.items() if n)
     if rejected:
         lines.append(f"not listed: {rejected}")
     for p, why in result.skipped_precisions:

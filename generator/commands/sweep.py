@@ -216,11 +216,12 @@ def main(argv: list[str]) -> int:
     t3 = time.perf_counter()
     if not args.quiet:
         n = result.points
-        print(f"{len(configs)} configurations ({len(models)} models x {len(gpus)} GPUs x {len(precisions)} precisions"
+        print(f"{_count(len(configs), 'configuration')} ({_count(len(models), 'model')} x "
+              f"{_count(len(gpus), 'GPU')} x {_count(len(precisions), 'precision')}"
               f"{f', {len(skipped)} skipped: no compute format' if skipped else ''}"
               f"{f', {wo} with fp8 weights computed in bf16 (W8A16)' if (wo := sum(c.weight_only for c in configs)) else ''}"
-              f") x {len(batch)} batches x "
-              f"{len(context)} contexts = {n:,} points")
+              f") x {_count(len(batch), 'batch', 'es')} x "
+              f"{_count(len(context), 'context')} = {_count(n, 'point')}")
         print(f"capacity: {kept}")
         ev = result.timings.get("evaluate", 0.0)
         print(f"load {t1 - t0:.2f} s, evaluate {t2 - t1:.3f} s ({n / max(ev, 1e-9) / 1e6:.1f} M points/s in the "
@@ -228,6 +229,11 @@ def main(argv: list[str]) -> int:
         for path in written:
             print(safe(f"{path} ({path.stat().st_size / 1e6:.1f} MB)"))
     return 0
+
+
+def _count(n: int, noun: str, plural: str = "s") -> str:
+    """``n`` and its noun, singular for one ("1 models x 17 GPUs x 1 precisions" read as a slip)."""
+    return f"{n:,} {noun}{plural if n != 1 else ''}"
 
 
 def kept_note(engine: dict) -> str:
