@@ -399,6 +399,20 @@ def test_table_csv_quotes_what_a_spreadsheet_would_evaluate():
     for text in ("=HYPERLINK(1)", "+1", "-2+3", "@x", "\uff1dSUM(1)", "\nx"):
         assert csv_cell(text) == "'" + text
     assert csv_cell("h100-sxm") == "h100-sxm" and csv_cell(-2.5) == -2.5 and csv_cell(None) == ""
+    assert (csv_cell(True), csv_cell(False), csv_cell(1), csv_cell(0)) == ("true", "false", 1, 0)
+
+
+def test_table_csv_writes_truth_values_as_its_json_does(capsys):
+    """page 1's decision table: 'fits' is true in the JSON and was 'True' in the CSV (sweep's CSV says 'true')."""
+    import csv
+    import io
+
+    assert main(["table", "specs/llama8b-h100.yaml", "--format", "csv"]) == 0
+    text = capsys.readouterr().out
+    block = text.split("# decision\n")[1].split("\n\n")[0]
+    fits = {r["fits"] for r in csv.DictReader(io.StringIO(block))}
+    assert fits <= {"true", "false"} and fits, fits
+    assert "True" not in text and "False" not in text
 
 
 # Llama 3.1 70B in bf16 (141 GB) on one TPU v5e chip (16 GB), no layout: the serving chapter's single-card refusal and

@@ -47,7 +47,10 @@ FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\n", "\uff1d", "\uff0b", "\uff
 
 
 def csv_cell(x):
-    """A CSV cell: numbers as they are, None empty, a text that a spreadsheet would evaluate neutralised."""
+    """A CSV cell: numbers as they are, None empty, a truth value as JSON writes it (``true``, as sweep's CSV; Python's
+    ``True`` is neither), a text that a spreadsheet would evaluate neutralised."""
+    if isinstance(x, bool):
+        return "true" if x else "false"
     if isinstance(x, str) and x.startswith(FORMULA_START):
         return "'" + x
     return "" if x is None else x
