@@ -446,3 +446,18 @@ def test_the_devices_noun_mid_sentence_is_lower_case(capsys):
     text = re.sub(r"<[^>]+>", "", page_of(evaluated_text(ONE_CHIP_70B, "one-chip")))
     assert "exceed the chip's memory" in text and "the chip holds" in text and "chips' memory" in text
     assert not re.search(r"(?<![.!?>\n]) (Chip|Chips)\b", text), re.findall(r".{40}[^.!?>\n] Chips?\b.{20}", text)
+
+
+def test_one_user_is_singular_on_page_one_and_in_the_chapter(capsys):
+    """``serving.users=1`` (review, stop 78): page 1's serving sentence (and ``table``) read "the 1 users take 8 GPUs"
+    and the chapter "1 users take", "the spec's 1 users"."""
+    import re
+
+    from shared import SPECS, evaluated, rendered
+
+    assert main(["table", str(SPECS / "llama70b-h100-tp8.yaml"), "--set", "serving.users=1"]) == 0
+    out = capsys.readouterr().out
+    assert "(the 1 user takes 8 GPUs)" in out and "1 users" not in out
+    r = evaluated("llama70b-h100-tp8.yaml", ["serving.users=1"])
+    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", rendered(r, "sections/s9_serving.html.j2")))
+    assert "1 users" not in text and "1 user takes 8 GPUs" in text

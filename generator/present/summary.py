@@ -307,7 +307,7 @@ def serving_parts(r: Results, chapter: int) -> list[tuple[str, str, bool]] | Non
         if sv.get("gpus_for_users"):
             say(" (the ")
             say(fmt.integer(sv["users"]), True)
-            say(" users take ")
+            say(" user takes " if sv["users"] == 1 else " users take ")
             say(fmt.integer(sv["gpus_for_users"]), True)
             say(" ")
             say(gpu, True)
@@ -343,7 +343,7 @@ def serving_parts(r: Results, chapter: int) -> list[tuple[str, str, bool]] | Non
             # review read "16 chips" for 128 users that take 32, "72 GPUs" for users that take 792)
             say(" (the ")
             say(fmt.integer(sv["users"]), True)
-            say(" users take ")
+            say(" user takes " if sv["users"] == 1 else " users take ")
             say(fmt.integer(cheap["gpus_for_users"]), True)
             say(" ")
             say(gpu, True)

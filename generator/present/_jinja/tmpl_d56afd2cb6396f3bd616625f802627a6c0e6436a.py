@@ -478,7 +478,14 @@ def root(context, missing=missing):
             if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'gpus_for_users'):
                 pass
                 yield escape(t_6(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'users')))
-                yield ' users take '
+                yield ' '
+                if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'users') == 1):
+                    pass
+                    yield 'user takes'
+                else:
+                    pass
+                    yield 'users take'
+                yield ' '
                 yield escape(t_6(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'gpus_for_users')))
                 yield ' '
                 yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
@@ -545,7 +552,10 @@ def root(context, missing=missing):
                 pass
                 yield "serving the spec's "
                 yield escape(t_6(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'users')))
-                yield ' users'
+                yield ' user'
+                if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'users') != 1):
+                    pass
+                    yield 's'
             else:
                 pass
                 yield 'with at most '
@@ -599,7 +609,14 @@ def root(context, missing=missing):
                     pass
                     yield ' (the '
                     yield escape(t_6(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'users')))
-                    yield ' users take '
+                    yield ' '
+                    if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'users') == 1):
+                        pass
+                        yield 'user takes'
+                    else:
+                        pass
+                        yield 'users take'
+                    yield ' '
                     yield escape(t_6(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'gpus_for_users')))
                     yield ' '
                     yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
@@ -1278,4 +1295,4 @@ def root(context, missing=missing):
         yield '</section>\n'
 
 blocks = {}
-debug_info = '1=121&2=130&3=132&4=136&5=140&6=142&7=146&8=154&9=166&10=168&11=179&12=181&13=186&15=198&17=206&19=215&20=221&21=240&23=246&24=248&25=266&26=274&27=278&28=285&29=292&32=302&33=402&34=416&35=478&37=520&38=555&39=591&40=672&41=678&42=684&43=698&46=700&49=703&50=720&51=722&52=726&53=728&55=740&56=742&57=750&58=758&59=762&62=778&64=790&65=793&69=795&70=797&73=803&75=807&76=812&79=814&80=817&81=851&82=853&85=856&86=858&87=892&88=921&89=934&90=945&91=1002&92=1011&93=1015&94=1029&95=1041&96=1051&97=1053&100=1058&102=1075&103=1135&104=1153&105=1160&106=1169&109=1179&110=1181&111=1187&112=1190&113=1199&114=1204&116=1207&117=1209&119=1212&120=1215&122=1226&123=1228&125=1235&126=1242&127=1252&128=1265&130=1273'
+debug_info = '1=121&2=130&3=132&4=136&5=140&6=142&7=146&8=154&9=166&10=168&11=179&12=181&13=186&15=198&17=206&19=215&20=221&21=240&23=246&24=248&25=266&26=274&27=278&28=285&29=292&32=302&33=402&34=416&35=478&37=527&38=565&39=601&40=689&41=695&42=701&43=715&46=717&49=720&50=737&51=739&52=743&53=745&55=757&56=759&57=767&58=775&59=779&62=795&64=807&65=810&69=812&70=814&73=820&75=824&76=829&79=831&80=834&81=868&82=870&85=873&86=875&87=909&88=938&89=951&90=962&91=1019&92=1028&93=1032&94=1046&95=1058&96=1068&97=1070&100=1075&102=1092&103=1152&104=1170&105=1177&106=1186&109=1196&110=1198&111=1204&112=1207&113=1216&114=1221&116=1224&117=1226&119=1229&120=1232&122=1243&123=1245&125=1252&126=1259&127=1269&128=1282&130=1290'
