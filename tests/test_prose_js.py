@@ -19,11 +19,11 @@ pytestmark = needs_node
 PROSE = """
 const P = GR_PROSE;
 output({article: INPUT.numbers.map(P.article), cases: INPUT.cases.map(function (inp) {
-  const r = GR_MODEL.evaluate(inp, INPUT.tables);
+  const r = GR_MODEL.evaluate(inp, INPUT.tables), dec = GR_MODEL.decision(r, inp, INPUT.tables);  // as page.js passes
   return {decode_headline: P.decode_headline(r, inp), context_lines: P.context_lines(r, inp),
-    prefill_lines: P.prefill_lines(r, inp), training_lines: P.training_lines(r, inp),
+    prefill_lines: P.prefill_lines(r, inp), training_lines: P.training_lines(r, inp, dec),
     capacity_fact: P.capacity_fact(r, inp), critical_fact: P.critical_fact(r, inp),
-    attention_text: P.attention_text(r, inp), sentences: P.sentences(r, inp, GR_MODEL.decision(r, inp, INPUT.tables))};
+    attention_text: P.attention_text(r, inp), sentences: P.sentences(r, inp, dec)};
 })});
 """
 
@@ -77,6 +77,10 @@ WINDOWS = [  # sliding windows: all layers (Mistral), every other layer (Gemma 2
     ("llama8b-h100.yaml", ["model=gemma-3-27b", "workloads.decode.context=[128k]", "hardware.memory.capacity=66 GiB"]),
     ("llama8b-h100.yaml", ["parallelism.tp=1"]),  # a layout block of one GPU: "On one GPU", not "On 1 GPUs ()"
     ("llama8b-h100.yaml", ["parallelism.tp=2"]),  # training at a layout: its step is one GPU's slice, said so
+    # training at a layout whose whole state does not fit one card: each GPU's share under page 1's ZeRO stage, which
+    # fits on H200 (tp 2 x pp 4 x dp 2) and not even at ZeRO-3 on 2 H100 (review, stop 78)
+    ("seed000-70b-h200.yaml", ["parallelism.tp=2", "parallelism.pp=4", "parallelism.dp=2"]),
+    ("seed000-70b-h100.yaml", ["parallelism.tp=2"]),
     ("llama8b-h100.yaml", ["precision=fp8"]),  # served in fp8, trained in bf16: the training line names the bf16 peak
     ("llama8b-h100.yaml", ["model=mistral-7b"]),
     ("llama8b-h100.yaml", ["model=mixtral-8x7b"]),
@@ -104,7 +108,7 @@ def test_committed_specs_windows_and_moe_match():
     assert by_name[("seed000-70b-h100", ())]["sentences"] is None  # names the smallest layout: Python's alone
     assert by_name[("llama8b-h100", ())]["sentences"][0].startswith("Decode at batch 1")
     assert by_name[("llama70b-h100-tp8", ())]["sentences"][0].startswith("On 8 GPUs (tp 8), decode at batch 1")
-    assert sum(w["sentences"][0].startswith("On ") for w in wants if w["sentences"]) == 9  # the layouts' specs
+    assert sum(w["sentences"][0].startswith("On ") for w in wants if w["sentences"]) == 11  # the layouts' specs
     assert by_name[("llama8b-h100", ("parallelism.tp=1",))]["sentences"][0].startswith("On one GPU, decode at batch 1")
     # page 1 names the serial estimate's own collectives, never the bound's interconnect ledger beside it
     staged = by_name[("llama70b-h100-tp8", ("parallelism.pp=2",))]["sentences"][0]
@@ -121,6 +125,14 @@ def test_committed_specs_windows_and_moe_match():
     assert "a micro-batch per GPU (its slice of the model) at the bf16 peak" in by_name[
         ("llama8b-h100", ("parallelism.tp=2",))]["training_lines"][0]
     assert "only in the leaner recipe" in by_name[("llama8b-h100", tuple(WINDOWS[-2][1]))]["training_lines"][0]
+    # at a layout, each GPU's share under page 1's recipe and ZeRO stage (seed 000's 70e9 parameters, bf16-grads: 2 B
+    # of weights, 2 of gradients and 12 of fp32 Adam state; ZeRO-2 shards the last two over dp 2: 2 + 14 / 2 = 9 B a
+    # parameter over the tp 2 x pp 4 GPUs of a replica, 70e9 x 9 / 8 = 78.75 GB on each GPU)
+    assert ("would not fit in 141 GiB (at least 8 cards' memory); at this layout each GPU holds its share: the "
+            "bf16-grads recipe with ZeRO-2 leaves 78.75 GB on each GPU, which fits before activations") in by_name[
+        ("seed000-70b-h200", ("parallelism.tp=2", "parallelism.pp=4", "parallelism.dp=2"))]["training_lines"][0]
+    assert "even the leanest, ZeRO-3, leaves 560 GB on each GPU: it does not fit" in by_name[
+        ("seed000-70b-h100", ("parallelism.tp=2",))]["training_lines"][0]
     assert "at the bandwidth (57.4 ms at the bf16 peak)" in by_name[("deepseek-v3-h200-ep8", (
         "parallelism.tp=8", "parallelism.dp=1", "workloads.training.micro_batch_tokens=2k"))]["training_lines"][0]
     assert all(w["prefill_lines"] and w["context_lines"] for w in wants)

@@ -148,7 +148,7 @@ const GR_PROSE = (function () {
     });
   }
 
-  function training_lines(res, inp) {
+  function training_lines(res, inp, dec) {
     const F = GR_FMT;
     if (!res.training.length) return [];
     const sc = leadScalars(res), ridge = res.verdicts.training_ridge;  // the recipes' bf16 ridge
@@ -172,7 +172,19 @@ const GR_PROSE = (function () {
         + "whatever format the report serves)" : fmtT === "bf16"
         ? " (the recipes train in mixed precision: bf16 GEMMs, fp32 master weights)"
         : ` (${inp.hardware.title}'s file gives no bf16 peak: the ${fmtT} one)`) + ". ";
-    if (!fits.some(Boolean)) {
+    // at a layout: page 1's training row, each GPU's share under the recipe and ZeRO stage it takes (prose.training_lines)
+    const row = dec ? dec.rows.find(function (x) { return x.workload === "training" && x.zero !== null && x.zero !== undefined; })
+      : undefined;
+    if (row) {
+      const need = Math.min.apply(null, res.training.map(function (tr) { return tr.cards_needed; }));
+      text += `On one card its state (${parts}) `
+        + (!fits.some(Boolean) ? `would not fit in ${F.gib(cap)} (at least ${need} cards' memory)`
+          : fits.every(Boolean) ? `fits in ${F.gib(cap)}` : `fits in ${F.gib(cap)} only in the leaner recipe`)
+        + "; at this layout each GPU holds its "
+        + (row.fits ? `share: the ${row.recipe} recipe with ZeRO-${row.zero} leaves ${F.gb(row.state_bytes)} on `
+          + "each GPU, which fits before activations."
+          : `share, and even the leanest, ZeRO-3, leaves ${F.gb(row.state_bytes)} on each GPU: it does not fit.`);
+    } else if (!fits.some(Boolean)) {
       const need = Math.min.apply(null, res.training.map(function (tr) { return tr.cards_needed; }));
       text += `But its state does not fit: ${parts}, against ${F.gib(cap)} on one card, before `
         + `activations; it needs at least ${need} cards' memory (sharding, offload) — computable, but it does not fit.`;
