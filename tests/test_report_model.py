@@ -324,7 +324,7 @@ def test_training_step_at_a_layout_says_its_scope():
     assert step_two == pytest.approx(step_one / 2, rel=0.05)
     assert "a micro-batch at the bf16 peak" in prose.training_lines(one)[0]
     line = prose.training_lines(two)[0]
-    assert "a micro-batch per GPU (its slice of the model) at the bf16 peak" in line and "on one card" in line
+    assert "a micro-batch per GPU (its slice of the model) at the bf16 peak" in line and "On one card its state" in line
 
 
 def test_a_training_step_below_the_ridge_is_bound_by_its_weight_traffic():
