@@ -109,3 +109,16 @@ def test_page_one_claims_no_capacity_limit_the_spec_did_not_ask_about():
         "Decode at batch 1 and context 1,000,000 does not fit: no sequence of 1,000,000 tokens fits beside the "
         "weights; were it to fit, it would be bandwidth-bound, at least 43.9 ms per token.",
         "None of the spec's batches fits in memory at these contexts: the KV cache, not a roof, limits them."]
+
+
+def test_overlap_tokens_at_one_replica_say_there_is_no_exchange():
+    """training_overlap_tokens (the micro-batch tokens whose backward pass hides the gradient exchange) at tp 2, dp 1:
+    one replica exchanges no gradients (its time 0), so the quantity has no value, and it said "undefined at these
+    inputs" in results.json and ``derive`` (review, stop 78)."""
+    from genreport.model.layout import NO_EXCHANGE
+    from shared import evaluated
+
+    r = evaluated("llama8b-h100.yaml", ["parallelism.tp=2"])
+    got = [e for e in r.entries if e.id == "training_overlap_tokens"]
+    assert got and all(e.value is None and e.reason == NO_EXCHANGE for e in got)
+    assert all(v == 0.0 for qid, _, v in r.parallel.training["seed"] if qid == "training_grad_comm_time")

@@ -1002,6 +1002,11 @@ def _protocols_apart(v: dict) -> bool:
     return not (v["tau_c8"] == v["tau_c"] and v["tau_cS"] == v["tau_c"] and v["W_lTP"] == v["W_cTP"])
 
 
+# training_overlap_tokens at dp 1: the tokens a micro-batch needs to hide the gradient exchange behind its backward
+# pass, where there is no exchange
+NO_EXCHANGE = "no gradient exchange to hide: the layout has one data-parallel replica (dp 1)"
+
+
 def _entries(r, out: ParallelResults) -> list:
     from genreport.formulas.compiled import render_latex
     from genreport.formulas.variants import variant_for
@@ -1023,6 +1028,8 @@ def _entries(r, out: ParallelResults) -> list:
         stated, why = physical(_LIKE.get(qid, qid), math.nan if value is None else value, c.integer)
         if value is None and qid == "kv_capacity_tokens_replica":
             why = NO_FIT
+        if value is None and qid == "training_overlap_tokens" and r.spec.parallelism.dp == 1:
+            why = NO_EXCHANGE  # set None by the training rows at dp 1; it read "undefined at these inputs" (review)
         entries.append(Entry(qid + suffix, dict(params), stated, unit or c.unit, symbol, tex, acc, why))
 
     for acc in out.scalars:

@@ -456,17 +456,19 @@ const GR_PARALLEL = (() => {
       const nan = l.findIndex(Number.isNaN);
       return PREFILL_ESTIMATE_TERMS[nan >= 0 ? nan : l.indexOf(Math.max.apply(null, l))][0];
     }) : [];
-    out.entries = entries(out, w, t, hw.noun || "GPU");
+    out.entries = entries(out, w, t, hw.noun || "GPU", par.dp);
     return out;
   }
 
+  const NO_EXCHANGE = "no gradient exchange to hide: the layout has one data-parallel replica (dp 1)";
   /** The entries of the layout (parallel._entries): [{id, params, value, unit, accounting, reason?}]. */
-  function entries(out, w, t, noun) {
+  function entries(out, w, t, noun, dp) {
     const list = [];
     const add = (q, params, value, acc, unit) => {
       const meta = t.meta[OCCUPANCY[q] || q] || ["token/s", ""];
       let st = M.physical(LIKE[q] || q, value === null ? NaN : value, meta[1]);
       if (value === null && q === "kv_capacity_tokens_replica") st = [null, M.NO_FIT];
+      if (value === null && q === "training_overlap_tokens" && dp === 1) st = [null, NO_EXCHANGE];  // layout.NO_EXCHANGE
       if (unit) st = [value, value === null ? "no layout up to " + MAX_GPUS + " " + noun + "s holds it" : ""];
       const e = {id: q + (acc === "seed" ? "" : "_exact"), params: params, value: st[0], unit: unit || meta[0], accounting: acc};
       if (st[0] === null && st[1]) e.reason = st[1];
