@@ -64,3 +64,23 @@ def test_a_crossover_past_the_engines_batch_is_not_reached():
     assert ("the batch crosses it at 931; 1,408 sequences fit, but the engine runs at most 256 at once (its "
             "max_sequences), so it does not get there") in text
     assert "so it can get there" not in text.split("At context 1,024")[1].split(".")[0]
+
+
+def test_derive_says_what_the_windowed_count_counts(capsys):
+    """``derive kv_capacity_tokens --spec`` for Gemma 3 27B with an int4 cache on one H100 gave 171,606 tokens alone,
+    every layer's count (review, stop 78): it notes, as chapter 4 does, that the windowed layers keep only their window
+    and one sequence can reach 1,058,629 tokens, past the model's 131,072."""
+    from genreport.commands.cli import main
+    from shared import SPECS
+
+    argv = ["derive", "kv_capacity_tokens", "--spec", str(SPECS / "llama8b-h100.yaml"), "--set", "model=gemma-3-27b",
+            "--set", "precision.kv_cache=int4"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    r = evaluated("llama8b-h100.yaml", ("model=gemma-3-27b", "precision.kv_cache=int4"))
+    sc = r.scalars[r.lead]
+    one = kv_facts(r.spec.model, r.spec.precision.kv_bytes, sc["capacity"] - sc["weight_bytes"], ())["tokens_one_sequence"]
+    assert (f"(c counts every layer caching every token; the 52 windowed layers keep only their window, so one sequence "
+            f"can reach {one:,} tokens, past the model's 131,072)") in out
+    assert main(["derive", "kv_capacity_tokens", "--spec", str(SPECS / "llama8b-h100.yaml")]) == 0
+    assert "windowed" not in capsys.readouterr().out

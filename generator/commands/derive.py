@@ -719,7 +719,36 @@ def _numbers(args, accounting: str | None, qid: str, spec=None) -> Numbers:
                      + ("c = L (r + rho) b_kv" if env_obj.cut.trivial else "c_g = L_g (r + rho) b_kv") + f" = {layers:g} x "
                      f"{a.kv_lora_rank + a.qk_rope_head_dim} x {float(np.ravel(values['b_kv'])[0]):g} B"
                      + ("" if env_obj.cut.trivial else " on one GPU"))
+    if qid == "kv_capacity_tokens" and not nums.note:
+        nums.note = _window_reach_note(spec, env_obj, values)
     return nums
+
+
+def _window_reach_note(spec, env_obj, values: dict) -> str:
+    """For a model whose windowed or chunked layers keep only their window: what ``kv_capacity_tokens`` counts (every
+    layer caching every token) and the tokens one sequence can reach, as chapter 4 says (prose.bounded_fact; a review
+    found derive giving the count alone); "" for any other model, or where no cache fits."""
+    from genreport.formulas import architecture as arch
+    from genreport.model.catalog import kv_facts
+
+    model = spec.model
+    if not arch.bounded_layers(model) or not {"C", "N", "b"} <= set(values):
+        return ""
+    one = lambda k: float(np.ravel(values[k])[0])  # noqa: E731
+    room = (one("C") - one("N") * one("b")) * env_obj.cut.pp * env_obj.cut.s_kv  # the whole cache's share, as chapter 4
+    if room <= 0:
+        return ""
+    kv = kv_facts(model, spec.precision.kv_bytes, room, ())
+    if not kv["bounded"]:
+        return ""
+    local = " and ".join(f"{n} {what}" for n, what in ((kv["windowed_layers"], "windowed"),
+                                                        (kv["chunked_layers"], "chunked")) if n)
+    reach = kv["tokens_one_sequence"]
+    most = model.max_context
+    holds = ("one sequence of any context fits" if reach is None else
+             f"one sequence can reach {reach:,.0f} tokens" + (f", past the model's {most:,}" if most and reach > most
+                                                             else ""))
+    return f"c counts every layer caching every token; the {local} layers keep only their window, so {holds}"
 
 
 def _bounded_note(model, env_obj, values: dict) -> str:
