@@ -278,6 +278,10 @@ def test_a_utilisation_past_one_reads_as_a_plain_number(tmp_path):
     (r,) = audit(claims(tmp_path, "mbu,llama-3.1-8b,h100-sxm,1,1,1,bf16,1,128,256,mbu,1.2,made up"))
     assert r["verdict"] == "impossible"
     assert r["why"].startswith("1.2x the bound: 1.2 claimed, at most 1 possible"), r["why"]
+    # its likely cause is a unit or another bandwidth; a sparse peak concerns MFU alone (review, stop 78)
+    assert "MBU cannot exceed 1" in r["why"] and "sparse" not in r["why"], r["why"]
+    (f,) = audit(claims(tmp_path, "mfu,llama-3.1-8b,h100-sxm,1,1,1,bf16,1,128,256,mfu,1.2,made up"))
+    assert "a sparse peak or a wrong unit (MFU cannot exceed 1)" in f["why"], f["why"]
 
 
 def test_a_layout_wider_than_the_rows_gpus_is_refused(tmp_path, capsys):
@@ -384,7 +388,7 @@ def test_a_tpus_count_is_chips_and_a_checkpoint_without_one_is_said(tmp_path):
     path = claims(tmp_path, "t,llama-3.1-70b,tpu-v5e,1,1,1,bf16,1,5,200,tokens_per_s,100,s",
                   "c,llama-3.1-8b,h100-sxm,1,1,1,checkpoint,1,5,200,tokens_per_s,100,s")
     r = {x["id"]: x for x in audit(path)}
-    assert "wrong chip count: it fits on" in r["t"]["why"] and "GPU" not in r["t"]["why"].split("likely")[1]
+    assert "wrong chip count: within the bound on" in r["t"]["why"] and "GPU" not in r["t"]["why"].split("likely")[1]
     assert "Llama 3.1 8B's spec names no checkpoint_precision: bf16" in str(r["c"]["assumed"])
 
 

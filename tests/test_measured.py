@@ -220,7 +220,7 @@ def test_a_wrong_gpu_variant_is_named_not_the_accounting(tmp_path):
     (f,) = exc.value.findings
     assert "faster than the bound of 124.4 token/s" in f.message
     assert "wrong GPU variant" in f.hint and "(h100-sxm)" in f.hint
-    assert "wrong GPU count: it fits on 2 GPUs" in f.hint
+    assert "wrong GPU count: within the bound on 2 GPUs" in f.hint
     assert "set 'accounting: exact'" not in f.hint
     assert "MBU 0.953" in f.hint and "no reason to switch" in f.hint
 

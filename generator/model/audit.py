@@ -395,21 +395,22 @@ def mislabels(c: Claim, variants: dict[str, Hardware] | None = None) -> list[str
     found: list[str] = []
     n = c.gpus or 1
     if c.metric == "tokens_per_s_per_gpu" and n > 1 and _fits(c, metric="tokens_per_s"):
-        found.append(f"per-GPU vs total: {fmt.sig4(c.value)} token/s fits as the total of the {n} GPUs, not per GPU")
+        found.append(f"per-GPU vs total: {fmt.sig4(c.value)} token/s is within the bound as the total of the {n} "
+                     f"{c.hardware.noun}s, not per {c.hardware.noun}")
     for more in GROUP_SIZES:
         if more > n and _fits(c, gpus=more, tp=None, pp=None):
             noun = c.hardware.noun  # a TPU's chips, not "GPUs"
-            found.append(f"wrong {noun} count: it fits on {more} {noun}s, not {n}")
+            found.append(f"wrong {noun} count: within the bound on {more} {noun}s, not {n}")
             break
     fitting = [f"the {hw.title} ({name})" for name, hw in sorted((variants or {}).items())
                if name != c.hardware.name and _fits(c, hardware=hw)]
     if fitting:
-        found.append("wrong GPU variant: it fits on " + " or ".join(fitting))
+        found.append(f"wrong {c.hardware.noun} variant: within the bound on " + " or ".join(fitting))
     current = (c.precision.weight_bytes if isinstance(c.precision, Precision)
                else PRECISION_BYTES.get(WEIGHT_ONLY.get(c.precision or "", c.precision or ""), 0.5))
     for alt in ("fp8", "int8-weights", "int4-weights"):
         if PRECISION_BYTES[WEIGHT_ONLY.get(alt, alt)] < current and alt in _allowed(c) and _fits(c, precision=alt):
-            found.append(f"quantized weights: it fits with {alt}")
+            found.append(f"quantized weights: within the bound with {alt}")
             break
     if c.metric in DECODE_METRICS and (c.batch is None or c.batch <= 8):
         plain = bound(c)
@@ -433,9 +434,10 @@ def mislabels(c: Claim, variants: dict[str, Hardware] | None = None) -> list[str
         else:
             found.append(text)
     if c.metric in DECODE_METRICS and c.batch is not None and _fits(c, batch=None):
-        found.append(f"batch: it fits with more than the stated {c.batch} sequences per step")
+        found.append(f"batch: within the bound with more than the stated {c.batch} sequences per step")
     if c.metric in ("mbu", "mfu"):
-        found.append("a sparse peak or a wrong unit (MBU and MFU cannot exceed 1)")
+        found.append("a sparse peak or a wrong unit (MFU cannot exceed 1)" if c.metric == "mfu" else
+                     "a wrong unit or another bandwidth than the datasheet's (MBU cannot exceed 1)")
     return found
 
 
