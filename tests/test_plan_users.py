@@ -44,3 +44,14 @@ def test_one_user_and_the_layouts_left_out_read_in_words(capsys):
     out = capsys.readouterr().out
     assert ", 1 user;" in out and "1 users" not in out
     assert "not listed: 1 layout (weights do not fit)" in out and "1 weights" not in out
+
+
+def test_an_unknown_draft_is_named_once(capsys):
+    """``plan ... --speculative 3,0.8,nope`` (review, stop 78): the error's place read "--speculative 3,0.8,nope
+    nope:1:1", the name twice; it names the option's value once, exits 1 and writes no traceback."""
+    from genreport.commands.cli import main
+
+    assert main(["plan", "llama-3.1-8b", "--hardware", "h100-sxm", "--speculative", "3,0.8,nope"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("--speculative 3,0.8,nope:1:1: no model named 'nope'"), err
+    assert "Traceback" not in err

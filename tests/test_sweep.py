@@ -307,3 +307,13 @@ def test_the_heatmap_keeps_every_text_on_its_canvas(rows, cols):
         assert bb.x0 >= -1 and bb.x1 <= fig.bbox.x1 + 1 and bb.y0 >= -1 and bb.y1 <= fig.bbox.y1 + 1, label
         if not label.startswith("Best decode"):
             assert not bb.overlaps(titles[0]), label
+
+
+def test_a_sweep_with_nothing_to_evaluate_says_why(capsys):
+    """``sweep --precision fp4 --hardware h100-sxm`` (review, stop 78): "no configuration to evaluate" alone; the H100's
+    file gives no fp4 peak (NVIDIA's H100 datasheet: FP8 the narrowest tensor-core format), which it now says."""
+    from genreport.commands.cli import main
+
+    assert main(["sweep", "--precision", "fp4", "--hardware", "h100-sxm"]) == 1
+    err = capsys.readouterr().err
+    assert "no configuration to evaluate: h100-sxm has no dense fp4 peak" in err, err

@@ -159,13 +159,15 @@ def _spec_inputs(spec) -> dict:
     return plan_inputs(spec)
 
 
-def _load(kind: str, ref: str, option: str):
+def _load(kind: str, ref: str, option: str, where: str | None = None):
+    """The catalog's or a file's ``kind`` named ``ref`` by ``option``; an error named ``where`` (default: the option and
+    the name; ``--speculative 3,0.8,nope`` names its whole value once, not "3,0.8,nope nope")."""
     from genreport.load.loader import load_hardware, load_model, resolve_ref
 
     base = Path.cwd()
     path, message, hint = resolve_ref(ref, kind, base, base)
     if path is None:
-        raise _err(f"{option} {ref}", message, hint)
+        raise _err(where or f"{option} {ref}", message, hint)
     return (load_model if kind == "model" else load_hardware)(path)
 
 
@@ -288,7 +290,7 @@ def _draft(speculative, model, text: str):
                        f"write MODEL@FORMAT, FORMAT one of {', '.join(WEIGHT_FORMAT_BYTES)}, e.g. "
                        f"{name.strip() or 'llama-3.2-1b'}@fp8")
         precision = plan_precision(fmt.strip(), model)
-    draft = _load("model", name.strip(), f"--speculative {text}")
+    draft = _load("model", name.strip(), "--speculative", where=f"--speculative {text}")
     if draft.vocab_size != model.vocab_size:
         raise _err(f"--speculative {text}", f"the draft {draft.title} has a vocabulary of {draft.vocab_size:,} "
                    f"tokens, the target {model.title} {model.vocab_size:,}: the target cannot verify its tokens",

@@ -185,7 +185,10 @@ def main(argv: list[str]) -> int:
     gpus = [dataclasses.replace(g, **engine) for g in load_catalog("hardware", _names(args.hardware), root, warn)]
     configs, skipped = sw.configurations(models, gpus, precisions)
     if not configs:
-        raise _err("sweep", "no configuration to evaluate", "check --models, --hardware and --precision")
+        # every one skipped: say why (a review read only "no configuration to evaluate" for fp4 on an H100)
+        why = sorted({f"{hw} has {reason}" for _, hw, _, reason in skipped})
+        raise _err("sweep", "no configuration to evaluate" + (f": {'; '.join(why[:4])}" if why else ""),
+                   "check --models, --hardware and --precision")
     points = len(configs) * len(batch) * len(context)
     if points > args.max_points:
         raise _err(f"--batch {args.batch} --context {args.context}",
