@@ -136,6 +136,13 @@ def test_the_serving_chapters_answers_are_compared(tmp_path, capsys):
     assert "Serving changed (" in text and "tpot_target" in text
     assert all(len(line) < 200 for line in text.splitlines())  # a layout's links cut to the column
     assert cli_main(["diff", "--exit-code", old, old]) == 0 and cli_main(["diff", "--exit-code", old, new]) == 4
+    # --limit caps the serving answers too (a review read all of a what-if's under --limit 5): the first 2, and how
+    # many more
+    capsys.readouterr()
+    assert cli_main(["diff", old, new, "--limit", "2"]) == 0
+    text = capsys.readouterr().out
+    block = text[text.index("Serving changed"):]
+    assert f"... {len(serving) - 2} more (raise --limit)" in block, block
 
 
 def test_a_what_if_side_is_named_with_the_set_arguments_that_made_it(tmp_path, capsys):

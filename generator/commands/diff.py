@@ -38,7 +38,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--threshold", type=float, default=1e-9, metavar="REL",
                    help="report a change only above this relative size |new/old - 1| (default 1e-9)")
     p.add_argument("--limit", type=int, default=0, metavar="N",
-                   help="show at most N moved quantities in each group, the largest (0, the default: all)")
+                   help="show at most N rows in each group: the largest moved quantities, the first serving answers "
+                        "and other GPUs' rows (0, the default: all)")
     p.add_argument("--exit-code", action="store_true", help="exit 4 when anything changed (as --check does)")
     p.add_argument("--format", choices=("text", "md", "json"), default="text",
                    help="text for a terminal (default), md for a pull-request comment, json for a script")
@@ -561,7 +562,8 @@ def _axis_values(xs: list) -> str:
 
 def sections(d: Diff, limit: int = 0) -> list[tuple[str, list[str], list[list[str]], set[int], int]]:
     """What a review reads, in order: (title, header, rows, right-aligned columns, rows left out by ``limit``)
-    for each non-empty part; ``limit`` caps each group of moved quantities."""
+    for each non-empty part; ``limit`` caps each group of moved quantities, the serving answers and the other GPUs'
+    rows."""
     out = []
     if d.inputs:
         out.append(("Inputs changed", ["input", "old", "new"],
@@ -572,12 +574,14 @@ def sections(d: Diff, limit: int = 0) -> list[tuple[str, list[str], list[list[st
     if d.verdicts:
         out.append(("Verdicts changed", ["verdict", "old", "new"],
                     [[k, _value(a), _value(b)] for k, a, b in d.verdicts], set(), 0))
-    if d.serving:
-        out.append(("Serving changed", ["answer", "old", "new"],
-                    [[k, _short(_value(a)), _short(_value(b))] for k, a, b in d.serving], set(), 0))
-    if d.compared:
-        out.append(("Other GPUs and models changed", ["row.value", "old", "new"],
-                    [[k, _short(_value(a)), _short(_value(b))] for k, a, b in d.compared], set(), 0))
+    # the serving answers and the other GPUs' rows are capped by ``limit`` too, in their order (a review found a
+    # what-if's 76 serving lines under --limit 5)
+    for title, header, items in (("Serving changed", "answer", d.serving),
+                                 ("Other GPUs and models changed", "row.value", d.compared)):
+        if items:
+            kept = items[:limit] if limit else items
+            out.append((title, [header, "old", "new"], [[k, _short(_value(a)), _short(_value(b))] for k, a, b in kept],
+                        set(), len(items) - len(kept)))
     for title, _test in GROUPS:
         moved = [c for c in d.changed if group_of(c.id) == title]
         whose = (lambda c: [SCOPE_WORDS.get(c.scope, c.scope)]) if d.laid_out else (lambda c: [])
