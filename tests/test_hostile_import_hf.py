@@ -236,3 +236,16 @@ def test_notes_name_the_key_and_line_and_reach_the_yaml(tmp_path, capsys):
     captured = capsys.readouterr()
     assert "ffn_bias: true" in captured.out
     assert f"parameters: {8_030_261_248 + 32 * (2 * 14336 + 4096)}" in captured.out
+
+
+def test_a_spec_that_would_not_load_points_at_the_configs_key(tmp_path, capsys):
+    """``num_key_value_heads: 5`` beside 32 heads (review, stop 78): the written spec does not load (kv_heads must
+    divide heads), and the error was placed at config.json:1:1 naming the spec's kv_heads; it points at the config's
+    own key and line, and still names the field."""
+    data = json.loads(LLAMA)
+    data["num_key_value_heads"] = 5
+    text = json.dumps(data, indent=2)
+    code, err = run(tmp_path, text, capsys)
+    line = next(i for i, x in enumerate(text.splitlines(), 1) if '"num_key_value_heads"' in x)
+    assert code == 1 and f"config.json:{line}:3: num_key_value_heads: the imported model spec would not load" in err, err
+    assert "(kv_heads, read from num_key_value_heads)" in err and "Traceback" not in err

@@ -214,9 +214,29 @@ def import_config(path: Path, name: str | None = None, out: Path | None = None,
     return render(spec, comments, source, _schema_ref(out), cfg.notes), chosen
 
 
+# The model spec's fields and the config.json keys they are read from (hf_convert.convert), for a finding of the
+# written spec to point at the config's line: a review read "config.json:1:1: kv_heads ..." for a
+# num_key_value_heads of 5 beside 32 heads
+_FROM_CONFIG = {"layers": ("num_hidden_layers", "n_layer", "num_layers"), "hidden_size": ("hidden_size", "n_embd"),
+                "heads": ("num_attention_heads", "n_head"), "kv_heads": ("num_key_value_heads", "num_attention_heads"),
+                "head_dim": ("head_dim",), "vocab_size": ("vocab_size",),
+                "ffn.size": ("intermediate_size", "ffn_dim", "n_inner"), "max_context": ("max_position_embeddings",)}
+
+
+def _config_place(config_text: str, spec_path: str) -> tuple[int, int, str]:
+    """(line, column, key) of the config.json key a spec field was read from; (1, 1, '') where none is found."""
+    for key in _FROM_CONFIG.get(spec_path, ()):
+        m = re.search(r'"' + re.escape(key) + r'"\s*:', config_text)
+        if m:
+            line = config_text.count("\n", 0, m.start()) + 1
+            return line, m.start() - (config_text.rfind("\n", 0, m.start()) + 1) + 1, key
+    return 1, 1, ""
+
+
 def _check_loads(text: str, config: Path) -> None:
     """The written spec must load; a failure here is a bug in this module, not in the input.  Findings name
-    the config the spec was imported from (the temporary file they were read from is gone by then)."""
+    the config the spec was imported from (the temporary file they were read from is gone by then), at the line of
+    the key the field was read from where there is one."""
     from genreport.load.loader import load_model
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -225,8 +245,17 @@ def _check_loads(text: str, config: Path) -> None:
         try:
             load_model(p)
         except SpecError as exc:
-            raise SpecError([Finding(display(config), 1, 1, f.path, f"the imported model spec would not load: "
-                                     f"{f.message}", f.hint, f.severity) for f in exc.findings]) from None
+            try:
+                config_text = config.read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                config_text = ""
+            out = []
+            for f in exc.findings:
+                line, col, key = _config_place(config_text, f.path)
+                out.append(Finding(display(config), line, col, key or f.path, "the imported model spec would not load: "
+                                   + (f"{f.message} ({f.path}, read from {key})" if key else f.message), f.hint,
+                                   f.severity))
+            raise SpecError(out) from None
 
 
 def _parser() -> argparse.ArgumentParser:
