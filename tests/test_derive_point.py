@@ -286,3 +286,16 @@ def test_a_layouts_training_quantities_are_the_reports_per_recipe(capsys, tmp_pa
             assert f"{stated:.6g}" in lines[-2] or f"{stated:.4g}" in lines[-2], (qid, lines[-2], stated)
     assert r.value("training_overlap_tokens", "seed", recipe="fp32-grads") == pytest.approx(
         2 * r.value("training_overlap_tokens", "seed", recipe="bf16-grads"), rel=1e-5)  # the link's steps apart
+
+
+def test_a_solved_quantitys_value_under_at_is_not_called_the_specs_own(capsys):
+    """``derive critical_context --for W --at W=3 --spec`` (review, stop 78): S* evaluated with --at's W read "(the
+    spec's own value)"; it says whose it is."""
+    from genreport.commands.cli import main
+    from shared import SPECS
+
+    assert main(["derive", "critical_context", "--for", "W", "--at", "W=3", "--spec", str(SPECS / "llama8b-h100.yaml")]) == 0
+    out = capsys.readouterr().out
+    assert "(its value with --at's W)" in out and "the spec's own value" not in out
+    assert main(["derive", "critical_context", "--for", "W", "--spec", str(SPECS / "llama8b-h100.yaml")]) == 0
+    assert "S* = 420.563 token (the spec's own value)" in capsys.readouterr().out

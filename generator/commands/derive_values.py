@@ -233,7 +233,11 @@ def _solution_numbers(sol, qsym, nums: Numbers, value, variant: str) -> list[str
             return [f"  with the spec: {so.expr_text(qsym)} has no value ({why}), so there is nothing to solve at "
                     "the spec's point; give one with --at"]
         vals[qsym.name] = own
-        lines = [f"  with the spec: {so.expr_text(qsym)} = {_fmt(own, qunit)} (the spec's own value)"]
+        # with --at's inputs it is the value there, not the spec's own (a review read "S* = 3.7e-10 token (the spec's
+        # own value)" after --at W=3)
+        whose = ("the spec's own value" if not nums.overridden else
+                 "its value with --at's " + ", ".join(sorted(nums.overridden)))
+        lines = [f"  with the spec: {so.expr_text(qsym)} = {_fmt(own, qunit)} ({whose})"]
     else:
         vexpr = so.value_expr(value, variant)
         number = None if sol.target in vexpr.free_symbols else _evaluate(vexpr, vals)
