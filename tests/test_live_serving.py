@@ -212,7 +212,7 @@ def test_the_chapter_in_chromium_follows_a_serving_what_if(tmp_path):
         for k in path.split("."):
             value = value[k]
         assert text == show[f](value), (path, text)
-    assert tech["batch"] < 313 and f">{tech['batch']}</span> sequences per replica" in chapter  # the target binds
+    assert tech["batch"] < 313 and f">{tech['batch']}</span> per replica" in chapter  # the target binds
     levers = chapter[chapter.index('data-live="sv_levers"'):]
     levers = levers[:levers.index("</tbody>")]
     for row in tech["rows"]:

@@ -906,3 +906,21 @@ def test_a_pipelines_ttft_says_its_chunks_run_on_every_stage():
     text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", rendered(evaluated("llama70b-h100-tp8.yaml"),
                                                                 "sections/s9_serving.html.j2")))
     assert "pipeline stages, at least" not in text
+
+
+def test_one_user_and_one_round_in_the_singular_across_the_chapter():
+    """One user and a 2-token output (a scan of what-if pages, stop 78): the inputs table read "1 users", the
+    techniques' lead-in "at 1 sequences per replica" and figure 11's caption "the rate times the 1 rounds"."""
+    import re
+
+    from genreport.present.figures.fig11_rates import caption11
+    from shared import evaluated, page
+
+    over = ["serving.users=1", "serving.output=2"]
+    html = re.sub(r"<script.*?</script>", "", page("llama70b-h100-tp8.yaml", over), flags=re.S)  # the page's words
+    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", html))
+    # (a table cell "-1" beside the next row's "sequences that fit" is not a count)
+    assert not re.search(r"(?<![\d.,−-])1 (users|sequences|rounds)\b", text), text
+    assert "TPOT 50 ms, 1 user" in text and "at a batch of 1 per replica" in text
+    r = evaluated("llama70b-h100-tp8.yaml", over)
+    assert "the rate times the 1 round times the step" in caption11(r)

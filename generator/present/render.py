@@ -495,7 +495,8 @@ def _inputs(r: Results) -> list[dict]:
         sv = s.serving
         targets = ", ".join(x for x in (f"TTFT {fmt.time(sv.ttft)}" if sv.ttft else "",
                                          f"TPOT {fmt.time(sv.tpot)}" if sv.tpot else "",
-                                         f"{sv.users:,} users" if sv.users else "") if x) or "none"
+                                         f"{sv.users:,} user{'s' if sv.users != 1 else ''}" if sv.users else "")
+                            if x) or "none"
         rows.append({"what": "request (prompt, generated) and targets", "symbol": "T, T_o",
                      "value": f"{sv.prompt:,}, {sv.output:,}; {targets}", "source": "the spec (serving)"})
         if hw.price_per_hour:

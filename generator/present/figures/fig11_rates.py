@@ -145,6 +145,7 @@ def caption11(r: Results, baseline: Results | None = None) -> str:
                      f"{_stop(c['goodput_binds'], said)}. ")
         else:
             text += f"no rate meets the {c['goodput_binds']}. "
+    rounds = r.spec.serving.output - 1
     text += (f"Rates are per replica (Little's law: the sequences running are the rate times the "
-             f"{r.spec.serving.output - 1:,} rounds times the step).")
+             f"{rounds:,} round{'s' if rounds != 1 else ''} times the step).")
     return text
