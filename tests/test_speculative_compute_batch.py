@@ -306,3 +306,17 @@ def test_a_round_yields_at_most_the_tokens_the_request_still_makes(capsys):
     sv = evaluated(LLAMA, ["serving.output=3"]).serving
     row = next(x for x in sv["techniques"]["rows"] if x["technique"] == "speculative decoding")
     assert row["note"].startswith("2.00 tokens per verify step")
+
+
+def test_the_chapter_writes_the_capped_tokens_it_gives():
+    """The speculative paragraph wrote "E = (1 - p_a^(k_d+1)) / (1 - p_a) = 1.00 tokens" for a 2-token output, the
+    closed form beside E_R's value (stop 78): it gives E, then E_R = min(E, T_out - 1) with the value."""
+    import re
+
+    from shared import html
+
+    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", html(LLAMA, ["serving.output=2"])))
+    assert "tokens on average (Leviathan et al.), at most the Tout − 1 a request makes after its first: ER = min(E, " \
+           "Tout − 1) = 1.00 tokens." in text
+    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", html(LLAMA)))
+    assert "ER = min(E, Tout − 1) = 2.95 tokens." in text
