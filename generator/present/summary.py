@@ -259,6 +259,16 @@ def serving_parts(r: Results, chapter: int) -> list[tuple[str, str, bool]] | Non
     def say(text: str, value: bool = False, kind: str = "") -> None:
         out.append((kind, text, value))
 
+    def users_take(gpus: int) -> None:
+        """" (the 128 users take 8 GPUs)": the spec's users and the GPUs they take, this layout's or the cheapest's."""
+        say(" (the ")
+        say(fmt.integer(sv["users"]), True)
+        say(" user takes " if sv["users"] == 1 else " users take ")
+        say(fmt.integer(gpus), True)
+        say(" ")
+        say(gpu, True)
+        say(f"{'s' if gpus != 1 else ''})")
+
     say("Serving ")
     say(fmt.integer(sv["prompt"]), True)
     say(" + ")
@@ -305,13 +315,7 @@ def serving_parts(r: Results, chapter: int) -> list[tuple[str, str, bool]] | Non
             if sv.get("max_sequences") and batch == sv["max_sequences"]:
                 say(", the engine's max_sequences")
         if sv.get("gpus_for_users"):
-            say(" (the ")
-            say(fmt.integer(sv["users"]), True)
-            say(" user takes " if sv["users"] == 1 else " users take ")
-            say(fmt.integer(sv["gpus_for_users"]), True)
-            say(" ")
-            say(gpu, True)
-            say(f"{'s' if sv['gpus_for_users'] != 1 else ''})")
+            users_take(sv["gpus_for_users"])
     say(";\n")
     cheap = sv.get("cheapest")
     if cheap:
@@ -341,13 +345,7 @@ def serving_parts(r: Results, chapter: int) -> list[tuple[str, str, bool]] | Non
         if sv.get("users") and (cheap.get("gpus_for_users") or 0) > cheap["gpus"]:
             # the users fill more than one copy of the layout: its GPU count alone reads as the whole deployment (a
             # review read "16 chips" for 128 users that take 32, "72 GPUs" for users that take 792)
-            say(" (the ")
-            say(fmt.integer(sv["users"]), True)
-            say(" user takes " if sv["users"] == 1 else " users take ")
-            say(fmt.integer(cheap["gpus_for_users"]), True)
-            say(" ")
-            say(gpu, True)
-            say("s)")
+            users_take(cheap["gpus_for_users"])
         if cheap.get("usd_per_request") is not None:
             say(" at $")
             say(fmt.dollars(cheap["usd_per_request"]), True)
