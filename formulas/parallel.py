@@ -67,6 +67,7 @@ TIERS = ("two tiers: NCCL's hierarchical all-reduce (reduce-scatter in the node,
                      "s_kv", "k_w", "k_g", "k_o"))
 E_x = sym("E_x")
 n_St = sym("n_St")
+n_PW, n_PK = sym("n_PW"), sym("n_PK")  # the pipeline splits of the memory held (genreport.model.stages)
 W_TP, a_TP, W_PP, a_PP, W_EP, a_EP, W_DP, a_DP = (
     sym(x) for x in ("W_TP", "alpha_TP", "W_PP", "alpha_PP", "W_EP", "alpha_EP", "W_DP", "alpha_DP"))
 W_c, tau_c, W_s, tau_s, s_TP, W_cTP, W_sTP, W_cPP, W_cEP, W_cDP, u_x = (
@@ -422,17 +423,19 @@ def expert_split():
     return sp.Max(n_TP, n_EP)
 
 
-def weight_bytes_per_gpu(N=N, redundant: bool = True):
-    """Weight bytes on one GPU [B]: (N - N_x (1 - (1 + rho_x) n_TP / max(n_TP, n_EP))) b / (n_TP n_PP).
+def weight_bytes_per_gpu(N=N, redundant: bool = True, stages=n_PW):
+    """Weight bytes on one GPU [B]: (N - N_x (1 - (1 + rho_x) n_TP / max(n_TP, n_EP))) b / (n_TP n_PW).
 
-    Everything but the routed experts is split n_TP n_PP ways, the N_x expert parameters
-    max(n_TP, n_EP) n_PP ways; stages are assumed balanced (L/n_PP layers each).  Redundant experts (DeepSeek's
-    EPLB, SGLang's --ep-num-redundant-experts: r replicas of the E routed experts, rho_x = r/E) add their bytes,
-    r/n_EP more expert slots a GPU.  Equals N b on one GPU.  ``redundant=False``: the experts once, the least a
-    GPU must read.
+    Everything but the routed experts is split n_TP ways, the N_x expert parameters max(n_TP, n_EP) ways, and the
+    layers over the pipeline's stages: n_PW is the bytes one GPU would hold with every layer over those of the
+    stage that holds the fewest tokens (genreport.model.stages: its layers, the first stage's embedding, the last
+    stage's head), not the even split n_PP.  Redundant experts (DeepSeek's EPLB, SGLang's
+    --ep-num-redundant-experts: r replicas of the E routed experts, rho_x = r/E) add their bytes, r/n_EP more
+    expert slots a GPU.  Equals N b on one GPU.  ``redundant=False``: the experts once, the least a GPU must read;
+    ``stages``: n_PP for the bytes a pass reads from the busiest stage (the time formulas).
     """
     held = (1 + rho_x) if redundant else 1
-    return (N - N_x * (1 - held * n_TP / expert_split())) * b / (n_TP * n_PP)
+    return (N - N_x * (1 - held * n_TP / expert_split())) * b / (n_TP * stages)
 
 
 def kv_split():
@@ -445,9 +448,10 @@ def kv_split():
     return sp.Min(n_TP, H_kv)
 
 
-def kv_bytes_per_token_per_gpu():
-    """KV bytes of one token on one GPU [B/token]: c / (n_PP s_kv), split by layer and by KV head."""
-    return c / (n_PP * s_kv)
+def kv_bytes_per_token_per_gpu(stages=n_PK):
+    """KV bytes of one token on one GPU [B/token]: c / (n_PK s_kv), split by layer and by KV head; n_PK the cache
+    positions over those of the stage that holds the fewest tokens (``stages``: n_PP for what a pass reads)."""
+    return c / (stages * s_kv)
 
 
 def kv_capacity_tokens_replica():
@@ -796,7 +800,8 @@ def _prefill_ledgers():
     """Compute and HBM ledgers of one GPU in a prefill of T tokens [s]: the FLOPs no schedule keeps off it
     (:func:`prefill_flops_bound_gpu`) and its share of the bytes."""
     t_comp = prefill_flops_bound_gpu() / P
-    t_mem = (weight_bytes_per_gpu(N - N_e, redundant=False) + T * kv_bytes_per_token_per_gpu()) / W
+    t_mem = (weight_bytes_per_gpu(N - N_e, redundant=False, stages=n_PP)
+             + T * kv_bytes_per_token_per_gpu(n_PP)) / W
     return t_comp, t_mem
 
 
@@ -837,7 +842,8 @@ def prefill_time_memory_serial():
     cache the prompt writes stays at W.  Equals :func:`prefill_time_memory_gpu` for e_w = e_g = 1.  An estimate, not a
     bound: the bound reads every byte at W.
     """
-    return (weight_bytes_per_gpu(N - N_e, redundant=False) / (e_w * e_g) + T * kv_bytes_per_token_per_gpu()) / W
+    return (weight_bytes_per_gpu(N - N_e, redundant=False, stages=n_PP) / (e_w * e_g)
+            + T * kv_bytes_per_token_per_gpu(n_PP)) / W
 
 
 def prefill_time_comm_estimate():
@@ -1157,7 +1163,8 @@ def training_overlap_tokens():
 
 
 def memory_per_gpu():
-    """Per-GPU memory of a replica at batch B and context S [B]: weights per GPU + B S c / (n_PP s_kv)."""
+    """Per-GPU memory of a replica at batch B and context S [B]: weights per GPU + B S c / (n_PK s_kv), on the
+    stage that holds the fewest tokens."""
     return weight_bytes_per_gpu() + B * S * kv_bytes_per_token_per_gpu()
 
 

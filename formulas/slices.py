@@ -16,6 +16,19 @@ SLICE_MEANING = {
 }
 
 
+# With pipeline stages the memory a GPU holds is that of the stage that holds the fewest tokens (its layers, the
+# first stage's embedding, the last stage's head: genreport.model.stages), not the even split the time formulas
+# take: the capacity's blocks print it under these names (plain name -> (LaTeX, definition dense / MoE, meaning)).
+SLICE_HELD = {
+    "N": ("N_{b,g}", (r"N_{b,g} = \frac{N}{n_{\mathrm{TP}} \, n_{\mathrm{PW}}}",
+                      r"N_{b,g} = \frac{N - N_{x} \left(1 - \frac{n_{\mathrm{TP}}}{\max(n_{\mathrm{TP}}, n_{\mathrm{EP}})}"
+                      r"\right)}{n_{\mathrm{TP}} \, n_{\mathrm{PW}}}"),
+          "parameters one GPU of the stage that holds the fewest tokens holds"),
+    "c": ("c_{b,g}", (r"c_{b,g} = \frac{c}{n_{\mathrm{PK}} \, s_{\mathrm{kv}}}",) * 2,
+          "KV bytes per token on that GPU"),
+}
+
+
 # What the report prints for each per-GPU symbol: its definition in the layout's symbols (the expressions of
 # slice_inputs; a test checks each against them), dense and with routed experts.
 SLICE_DEFINITION = {

@@ -22,6 +22,7 @@ import statistics
 
 import numpy as np
 import pytest
+from genreport.formulas.architecture import parameter_count
 from genreport.formulas.compiled import load
 from genreport.load.loader import _precision, load_hardware, load_model
 from genreport.load.spec import Parallelism
@@ -755,15 +756,23 @@ def test_uneven_stages_by_hand():
 
 
 def test_deepseek_v3_at_tp8_pp2_over_two_h100_nodes():
-    """DeepSeek-V3 in fp8 (671 GB) at tp 8 x pp 2 over two 8-GPU nodes: each GPU holds its tp share of the busiest
-    stage, 671e9 x 31/61 / 8 = 42.6 GB, within the 72 GiB an H100 leaves with the engine's 10%; the stages talk over
-    the scale-out network."""
+    """DeepSeek-V3 in fp8 (671 GB) at tp 8 x pp 2 over two 8-GPU nodes: each GPU holds its tp share of the stage that
+    holds the fewest tokens, the second: 30 of the 58 MoE layers, 30 of the 61 layers' attention and norms, the output
+    head and the final norm, 346.1e9 of the 671.0e9 parameters the shapes count (the first has 31 layers, three of
+    them dense, and the embedding: 324.9e9), so 671e9 x 346.1 / 671.0 / 8 = 43.3 GB (an even 31/61 split claimed
+    42.6 GB), within the 72 GiB an H100 leaves with the engine's 10%; the stages talk over the scale-out network."""
     m, hw = _m("deepseek-v3"), _hw("h100-sxm")
     rows = [r for r in plan(m, hw, 1, 4096, None, ("fp8",), 16).rows if (r.tp, r.pp, r.ep, r.dp) == (8, 2, 1, 1)]
     assert len(rows) == 1, "tp 8 x pp 2 is tried and fits"
     (row,) = rows
     assert row.gpus == 16
-    assert row.weight_bytes_per_gpu == pytest.approx(671e9 * 31 / 61 / 8, rel=1e-12)
+    pc, d = parameter_count(m), m.hidden_size
+    second = (30 / 58 * (pc.experts_routed + pc.experts_shared + pc.router) + 30 / 61 * (pc.attention + pc.norms - d)
+              + pc.lm_head + d)
+    first = (28 / 58 * (pc.experts_routed + pc.experts_shared + pc.router) + 31 / 61 * (pc.attention + pc.norms - d)
+             + pc.ffn_dense + pc.embedding)
+    assert first + second == pytest.approx(pc.total, rel=1e-12) and second > first
+    assert row.weight_bytes_per_gpu == pytest.approx(671e9 * second / pc.total / 8, rel=1e-12)
     assert row.weight_bytes_per_gpu < 0.9 * 80 * GIB
     assert "pp: scale-out" in row.links
     # with the pipeline full (batch 8, two micro-batches) each GPU's round is its stage's: 31 layers against the

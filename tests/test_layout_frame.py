@@ -82,6 +82,12 @@ def test_each_formula_at_the_layout_reduces_to_the_seeds_on_one_card(qid):
     assert sp.simplify(layout.at_one_card(at_layout) - expr) == 0
 
 
+# Llama 3.1 70B's last pipeline stage of two holds 40 of its 80 layers (855,654,400 parameters each), the output head
+# (128,256 x 8192) and the final norm, of the 70,553,706,496 its shapes count (tests/test_parallel.py): the memory
+# formulas take that stage (genreport.model.stages), the time formulas the even split
+LAST_OF_TWO = (40 * 855_654_400 + 128256 * 8192 + 8192) / 70_553_706_496
+
+
 def test_the_sliced_seed_ledgers_are_the_layout_formulas_of_one_gpu():
     """t_mem and t_comp of one GPU's slice equal formulas/parallel.py's per-GPU ledgers (one stage: m = 1).  The slice
     holds the redundant experts' replicas too (rho_x: its memory and capacity count them); a round reads each expert
@@ -91,10 +97,12 @@ def test_the_sliced_seed_ledgers_are_the_layout_formulas_of_one_gpu():
     assert sp.simplify(t_mem - parallel.decode_time_memory_gpu().subs(one_stage).subs(sp.Min(1, sym("B")), 1)) == 0
     t_comp = layout.sliced(BY_ID["decode_time_compute"].expr())
     assert sp.simplify(t_comp - parallel.decode_time_compute_gpu()) == 0
+    # the memory held: the stage that holds the fewest tokens (n_PW, n_PK), the even split where the stages are alike
+    even = {sym("n_PW"): sym("n_PP"), sym("n_PK"): sym("n_PP")}
     cap = layout.sliced(BY_ID["kv_capacity_tokens"].expr())
-    assert sp.simplify(cap - parallel.kv_capacity_tokens_replica()) == 0
+    assert sp.simplify(cap - parallel.kv_capacity_tokens_replica().subs(even)) == 0
     w = layout.sliced(BY_ID["weight_bytes"].expr())
-    assert sp.simplify(w - parallel.weight_bytes_per_gpu()) == 0
+    assert sp.simplify(w - parallel.weight_bytes_per_gpu().subs(even)) == 0
 
 
 def test_the_printed_slice_definitions_are_the_expressions():
@@ -180,7 +188,7 @@ def test_tp8_states_the_layout_numbers_by_hand(tmp_path):
 
 def test_a_pipeline_streams_each_gpus_slice_once_per_micro_batch(tmp_path):
     r = evaluate(spec_at(tmp_path, tp=4, pp=2))
-    assert value(r, "weight_bytes") == pytest.approx(141.2e9 / 8, rel=1e-12)
+    assert value(r, "weight_bytes") == pytest.approx(141.2e9 / 4 * LAST_OF_TWO, rel=1e-12)  # the last stage's
     assert value(r, "kv_bytes_per_token") == 2 * 80 * 8 * 128 * 2 / 8  # half the layers, a quarter of the heads
     for b in (1, 8, 64):  # m = min(pp, B) passes over the slice; the HBM ledger equals the layout formula's
         for s in (1024, 32768):
@@ -631,7 +639,8 @@ def test_the_lever_table_at_a_pipeline_states_the_replicas_round():
     over = ["parallelism.tp=4", "parallelism.pp=2"]  # Llama 3.1 70B bf16 on 8 H100: two stages of 4 GPUs
     r = evaluated("llama70b-h100-tp8.yaml", over)
     lever = next(x for x in r.levers if x["lever"] == "bandwidth-1.5")
-    per_gpu = r.parallel.scalars[r.lead]["weight_bytes_per_gpu"]  # 70.6e9 x 2 B / 8: each GPU's slice, HBM-bound
+    per_gpu = 70.6e9 * 2 / 8  # each GPU's even slice, HBM-bound (it holds its stage's: LAST_OF_TWO)
+    assert r.parallel.scalars[r.lead]["weight_bytes_per_gpu"] == pytest.approx(70.6e9 * 2 / 4 * LAST_OF_TWO, rel=1e-12)
     assert lever["before"] == pytest.approx(2 * per_gpu / r.spec.hardware.bandwidth, rel=1e-12)  # both stages in turn
     assert lever["before"] == decode_bound_at(r.spec, r.lead, 1.0, 0.0)
     assert lever["gain"] == pytest.approx(1.5, rel=1e-12)
@@ -720,7 +729,7 @@ def test_uneven_stages_are_named_with_the_n_pp_the_formulas_use():
         "parallelism.tp=8", "parallelism.pp=2", "parallelism.dp=1"])))
     assert ("The 61 layers do not divide into 2 even stages: 1 stage of 31 layers and 1 of 30 (an engine gives the "
             "first stages the extra layers).") in text
-    assert "so nPP in these formulas is the layers over its layers, L / ⌈L / 2⌉ = 61 / 31 = 1.97, not 2." in text
+    assert "so nPP in the time formulas is the layers over its layers, L / ⌈L / 2⌉ = 61 / 31 = 1.97, not 2." in text
     r = evaluated("deepseek-v3-h200-ep8.yaml", ["parallelism.tp=8", "parallelism.pp=2", "parallelism.dp=1"])
     assert r.frame.stage_layers == (31, 30) and r.frame.pp_split == pytest.approx(61 / 31, rel=1e-12)
     assert float(np.ravel(r.envs["seed"].values["L"])[0]) == pytest.approx(31, rel=1e-12)

@@ -45,6 +45,11 @@ FIXED = [  # what-ifs the random ones seldom draw: no layout fits, training on a
     ("deepseek-v3-h200-ep8.yaml", ["parallelism.dp=16", "parallelism.ep=16",
                                    "hardware.node.scale_out.bandwidth_per_direction=200 GB/s"]),
     ("llama70b-h100-tp8.yaml", ["parallelism.tp=16", "hardware.node.scale_out.latency=10 us"]),
+    # the memory of each pipeline stage (genreport.model.stages): Gemma 3's global layers fall unevenly on four
+    # stages, which one binds moves with the context; DeepSeek-V3's dense first layers and embedding on the first
+    ("llama70b-h100-tp2.yaml", ["model=gemma-3-27b", "parallelism.tp=1", "parallelism.pp=4",
+                                "workloads.decode.context=[512, 4k, 128k]"]),
+    ("deepseek-v3-h200-ep8.yaml", ["parallelism.pp=2", "parallelism.tp=8", "parallelism.ep=8", "parallelism.dp=1"]),
 ]
 
 EVALUATE = """

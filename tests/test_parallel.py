@@ -127,10 +127,18 @@ def test_per_gpu_memory_hand_count(tmp_path):
     r16 = evaluate(spec_for(tmp_path, tp=16))
     assert entry(r16, "kv_bytes_per_token_per_gpu") == pytest.approx(c / 8, rel=1e-12)
     assert entry(r16, "weight_bytes_per_gpu") == pytest.approx(70.6e9 * 2 / 16, rel=1e-12)
-    # pipeline stages split the layers, and so the KV cache
+    # pipeline stages split the layers, and so the KV cache; the weights are the stage's that holds the fewest tokens:
+    # the last, 40 layers of 855,654,400 parameters (attention 2 x 8192^2 + 2 x 8192 x 1024, SwiGLU 3 x 8192 x 28672,
+    # two norms), the output head 128,256 x 8192 and the final norm, against the model's 70,553,706,496 from its
+    # shapes (its room is the logits' less than the first's, whose embedding weighs as the head): the declared 70.6e9
+    # in that share
     rp = evaluate(spec_for(tmp_path, tp=2, pp=2))
     assert entry(rp, "kv_bytes_per_token_per_gpu") == pytest.approx(c / 4, rel=1e-12)
-    assert entry(rp, "weight_bytes_per_gpu") == pytest.approx(70.6e9 * 2 / 4, rel=1e-12)
+    layer = 2 * 8192**2 + 2 * 8192 * 1024 + 3 * 8192 * 28672 + 2 * 8192
+    assert layer == 855_654_400
+    last, total = 40 * layer + 128256 * 8192 + 8192, 80 * layer + 2 * 128256 * 8192 + 8192
+    assert total == 70_553_706_496
+    assert entry(rp, "weight_bytes_per_gpu") == pytest.approx(70.6e9 * 2 / 2 * last / total, rel=1e-12)
 
 
 def test_moe_experts_split_over_ep(tmp_path):
@@ -536,9 +544,12 @@ def test_formulas_that_substitute_the_streamed_experts_do_not_call_them_n_g(tmp_
         assert b.inputs["N"] == pytest.approx(float(r.envs[r.lead].values["N_a"])) and b.inputs["N"] < held / 10
         assert "N_{a,g}" in tex and "N_{g}" not in tex, (name, tex)
     assert r"\left(N_{a,g} + N_{e,g}\right) \, b - N_{e,g} \, b" in shown["exact_tmem"][1]
-    for name in ("cap_tokens", "cap_batch"):  # the capacity holds every expert: N_g
+    stage = float(r.envs[r.lead].held()["N"])  # every expert of the stage that holds the fewest tokens (pp 2)
+    assert stage != held and r.scalars[r.lead]["weight_bytes"] == pytest.approx(
+        stage * float(r.envs[r.lead].values["b"]), rel=1e-12)  # the stated weights are that stage's
+    for name in ("cap_tokens", "cap_batch"):  # the capacity holds every expert of that stage: N_b,g
         b, tex = shown[name]
-        assert b.inputs["N"] == held and "N_{g}" in tex
+        assert b.inputs["N"] == stage and "N_{b,g}" in tex and "N_{g}" not in tex
 
 
 def test_the_experts_a_pipelines_round_touches_are_one_micro_batchs(tmp_path):

@@ -562,12 +562,12 @@ def test_the_kv_capacity_ceiling_counts_the_weights_a_gpu_holds(rmav):
     sv, lead = rmav.spec.serving, rmav.envs[rmav.lead]
     last = sv.prompt + sv.output - 1
     env = techniques._inputs(rmav, float(rmav.serving["rows"][-1]["batch"]), float(last))
-    held = lead.at(context=float(last))
+    held = lead.held(context=float(last))  # the stage that holds the fewest tokens: its weights and memory
     n_held, b_held = float(np.ravel(held["N"])[0]), float(np.ravel(held["b"])[0])
     own = rmav.serving["techniques"]["capacity_weights"]
     assert env["N"] > 1.25 * n_held and own["N"] > 1.25 * n_held  # what a round reads is not what a GPU holds
     t_s = techniques._eval(rmav, "steady_step_time", {**env, **own, "lam": lam})
-    room = env["C"] - n_held * b_held - env["M_d"]
+    room = float(np.ravel(held["C"])[0]) - n_held * b_held - env["M_d"]
     caches = lam * (sv.output - 1) * t_s * (sv.prompt + sv.output / 2) * (env["c"] + env["c_d"])
     assert caches == pytest.approx(room, rel=1e-9)
 

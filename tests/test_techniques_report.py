@@ -379,14 +379,17 @@ def test_the_kv_capacity_rate_fills_the_room_beside_the_weights_held_once():
     sv, tq = r.spec.serving, r.serving["techniques"]
     n, batch, last = tq["numbers"], float(tq["batch"]), float(sv.prompt + sv.output - 1)
     env = _inputs(r, batch, last)
-    held = r.envs[r.lead].at(context=last)
-    n_h, b_h = float(np.ravel(held["N"])[0]), float(np.ravel(held["b"])[0])
+    n_h = float(np.ravel(r.envs[r.lead].at(context=last)["N"])[0])  # the even slice
     assert env["N"] == pytest.approx(2 * n_h, rel=1e-12)  # two micro-batches a round: the slice streamed twice
     lam = n["goodput_rate_capacity"]
     assert lam is not None and lam > 0
     t_s = float(r.q["steady_step_time"]({**env, "lam": lam}))
     running = lam * (sv.output - 1) * t_s
-    assert running * (sv.prompt + sv.output / 2) * env["c"] == pytest.approx(env["C"] - n_h * b_h, rel=1e-9)
+    # the room is the stage's that holds the fewest tokens (Env.held: its weights, its memory), the even slice above
+    # what a round streams
+    stage = r.envs[r.lead].held(context=last)
+    room = float(np.ravel(stage["C"])[0]) - float(np.ravel(stage["N"])[0]) * float(np.ravel(stage["b"])[0])
+    assert running * (sv.prompt + sv.output / 2) * env["c"] == pytest.approx(room, rel=1e-9)
     assert n["goodput_rate"] == min(n["goodput_rate_tpot"], n["goodput_rate_compute"], lam, n["chunk_budget_rate"])
 
 

@@ -571,8 +571,12 @@ def _numbers(args, accounting: str | None, qid: str, spec=None) -> Numbers:
         read = params.get("batch") if "batch" in needed or keep else None
         at = params.get("context") if "context" in needed or keep else None
         from genreport.model.env import READ_AT_CONTEXT
+        from genreport.model.shown import HELD_BLOCKS
 
-        env = env_obj.at(batch=read, context=at, reads=qid in READ_AT_CONTEXT, **extra)
+        if qid in HELD_BLOCKS and read is None:  # the memory held: with stages the one that holds the fewest tokens
+            env = dict(env_obj.held(context=at), **extra)
+        else:
+            env = env_obj.at(batch=read, context=at, reads=qid in READ_AT_CONTEXT, **extra)
         ignored = [name for name, used in (("batch", read), ("context", at))
                    if used is None and params.get(name) is not None
                    and (name == "context" or spec.model.moe is not None)]
@@ -1015,11 +1019,20 @@ def _numbers_header(nums: Numbers, expr, qid: str) -> list[str]:
                          else "the formula takes the whole model and divides it itself" if nums.whole
                          else "a symbol marked _g holds that GPU's slice of the model"))
     shown, streamed_note = [], ""
+    from genreport.model.shown import HELD_BLOCKS
+
+    # the memory held, with stages: the stage that holds the fewest tokens (Env.held; the report's N_b,g and c_b,g)
+    staged = qid in HELD_BLOCKS and cut.pp > 1 and not nums.whole
     for s in sorted(expr.free_symbols, key=lambda s: s.name):
         if s.name in nums.values:
             name = (PLAIN[s.name] if s.name in sliced and not cut.trivial and not nums.whole
                     and s.name not in nums.unsliced else s.name)
-            if s.name == "N" and name != s.name:
+            if staged and s.name in ("N", "c"):
+                name = {"N": "N_b,g", "c": "c_b,g"}[s.name]
+                streamed_note = ("  N_b,g and c_b,g: the weights and the KV bytes per token one GPU of the stage that "
+                                 "holds the fewest tokens holds (its layers, the first stage's embedding, the last's "
+                                 "head), not the even split N_g, c_g")
+            elif s.name == "N" and name != s.name:
                 name = _streamed_name(nums, float(np.ravel(nums.values["N"])[0])) or name
             elif s.name == "N" and spec.model.moe is not None:
                 # a mixture of experts streams the experts its batch touches, not the N parameters it holds: named
@@ -1027,7 +1040,7 @@ def _numbers_header(nums: Numbers, expr, qid: str) -> list[str]:
                 name = _touched_name(nums, float(np.ravel(nums.values["N"])[0]),
                                      "N_a" in {x.name for x in expr.free_symbols}) or name
             shown.append(f"{name} = {_fmt(nums.values[s.name], BY_NAME[s.name].unit)}")
-            if s.name == "N" and name not in ("N", PLAIN["N"]):
+            if s.name == "N" and name not in ("N", PLAIN["N"]) and not staged:
                 env = nums.env_obj
                 held = env.card if (nums.whole or cut.trivial) and env.card else env.values
                 what = ("the weights a pipeline round streams (the slice once per micro-batch)" if name.startswith("N_r")

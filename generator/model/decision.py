@@ -49,7 +49,7 @@ def fit_options(r) -> list[dict]:
             if prec is None:
                 continue
             label = "fp8 weights computed in bf16"
-        w = float(r.q["weight_bytes"](make_env(spec.hardware, spec.model, prec, r.lead, layout=spec.parallelism).at()))
+        w = float(r.q["weight_bytes"](make_env(spec.hardware, spec.model, prec, r.lead, layout=spec.parallelism).held()))
         out.append({"kind": "precision", "label": label, "weight_bytes": w, "capacity": cap,
                     "fits": w < cap, "gpus": 1})
     layout = r.many.smallest if r.many is not None else None
@@ -101,7 +101,7 @@ def _parallel_decode_rows(r, price) -> list[dict]:
     lead, w, p = r.lead, r.spec.workloads, r.parallel
     g, per = p.decode[lead], p.per_context[lead]
     gpus = p.parallelism.replica_gpus
-    weights_fit = (p.scalars[lead]["weight_bytes_per_gpu"] or 0) <= r.spec.hardware.usable
+    weights_fit = (p.scalars[lead]["weight_bytes_per_gpu"] or 0) <= r.scalars[lead]["capacity"]  # the binding stage's
     batch = list(w.decode_batch)
     rows = []
     for i, j in _picks(batch, per["capacity_batch_replica"], len(w.decode_context)):

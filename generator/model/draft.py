@@ -107,11 +107,12 @@ class Draft:
         dense = {"N_x": np.float64(0.0), "rho_x": np.float64(0.0), "n_EP": np.float64(1.0)}  # a dense draft (loader)
         if self.model.moe:  # a head's MoE layers: their routed experts over the layout's ep GPUs (weight_bytes_per_gpu)
             dense = dict(dense, N_x=np.float64(self.env.n_routed()), n_EP=np.float64(self.ep))
-        w = float(q["weight_bytes_per_gpu"](dict(v, **dense, n_TP=np.float64(tp), n_PP=np.float64(n_pp))))
+        # the draft's layers split evenly over the stages (n_PP), the target's by the stage that binds (n_PW, n_PK)
+        w = float(q["weight_bytes_per_gpu"](dict(v, **dense, n_TP=np.float64(tp), n_PW=np.float64(n_pp))))
         if self.head:  # the output head V d is the target's, held once: the head's own weights are its layers'
             m = self.model
             w -= m.vocab_size * m.hidden_size * float(v["b"]) / (tp * n_pp)
-        c = float(q["kv_bytes_per_token_per_gpu"](dict(v, n_PP=np.float64(n_pp), s_kv=np.float64(s_kv))))
+        c = float(q["kv_bytes_per_token_per_gpu"](dict(v, n_PK=np.float64(n_pp), s_kv=np.float64(s_kv))))
         return w, c
 
     def capacity(self, q, cv: dict, tp: int) -> tuple[float, float, float]:
@@ -164,17 +165,17 @@ def replica_capacity(spec, context: float) -> tuple[float, float, float, float]:
     from genreport.formulas.compiled import load
     from genreport.load.spec import Parallelism
     from genreport.model.env import make_env
-    from genreport.model.layout import choose_links, layout_values
+    from genreport.model.layout import choose_links, held_at, layout_values
 
     q = load()
     hw, model, prec, acc = spec.hardware, spec.model, spec.precision, spec.accounting
     par = spec.parallelism or Parallelism()
     env = make_env(hw, model, prec, acc)
     links, _ = choose_links(hw, par)
-    base = layout_values(env.values, model, par, links, prec, acc, env.pc, kernels=hw.kernels)
+    base = layout_values(env.values, model, par, links, prec, acc, env.pc, kernels=hw.kernels, hw=hw)
     g = env.at(context=float(context))
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        cv = dict(base, S=np.float64(context), c=np.float64(np.ravel(g["c"])[0]),
+        cv = dict(held_at(base, hw, model, prec, par, np.float64(context), np.float64(np.ravel(g["c"])[0])),
                   d_h=np.float64(np.ravel(g["d_h"])[0]))
         cap = float(q["capacity_batch_replica"](cv))
         draft = of_spec(spec)

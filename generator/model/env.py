@@ -255,12 +255,33 @@ class Env:
     layout: Parallelism = ONE_CARD
     cut: Slice = Slice()
     wb: WeightBytes | None = None  # bytes per weight by tensor class (None: b as given)
+    hw: Hardware | None = None  # the GPU, for the memory each pipeline stage may use (:meth:`held`)
+    precision: Precision | None = None
 
     def one_card(self) -> Env:
         """The same inputs on one card holding the whole model."""
         if self.cut.trivial:
             return self
-        return Env(dict(self.card), self.model, self.accounting, self.pc, wb=self.wb)
+        return Env(dict(self.card), self.model, self.accounting, self.pc, wb=self.wb, hw=self.hw,
+                   precision=self.precision)
+
+    def held(self, context=None) -> dict[str, object]:
+        """The inputs of the memory this GPU holds (the capacity, the weights' bytes): :meth:`at` at ``context``
+        (no batch: the cache a sequence holds), and with pipeline stages N and c those of the stage that holds the
+        fewest tokens (genreport.model.stages: N and c over n_PW and n_PK, not the even split n_PP the time formulas
+        take) and C the memory its GPU may use."""
+        env = self.at(context=context)
+        cut = self.cut
+        if cut.pp <= 1 or self.hw is None:
+            return env
+        from genreport.model.stages import stage_values
+
+        st = stage_values(self.hw, self.model, self.precision, self.layout,
+                          None if context is None or not arch.bounded_layers(self.model) else context)
+        env["N"] = env["N"] * cut.split / st["n_PW"]
+        env["c"] = env["c"] * cut.split / st["n_PK"]
+        env["C"] = st["C"]
+        return env
 
     @property
     def per_class(self) -> bool:
@@ -383,7 +404,7 @@ class Env:
         card = self.card if self.card is not None else self.values
         n_x = routed_parameters(card, self.pc, self.accounting) if self.model.moe else 0.0
         return Env(slice_values(card, cut, n_x, self.wb), self.model, self.accounting, self.pc, dict(card),
-                   layout or ONE_CARD, cut, self.wb)
+                   layout or ONE_CARD, cut, self.wb, self.hw, self.precision)
 
     def touched(self, tokens, replicas=None):
         """Experts of one MoE layer that ``tokens`` tokens touch in expectation under uniform routing,
@@ -579,7 +600,7 @@ def make_env(hw: Hardware, model: Model, precision, accounting: str, activation_
     cut = layout_slice(model, layout)
     wb = weight_bytes_of(precision, pc)
     values = slice_values(card, cut, routed_parameters(card, pc, accounting) if model.moe else 0.0, wb)
-    return Env(values, model, accounting, pc, card, layout or ONE_CARD, cut, wb)
+    return Env(values, model, accounting, pc, card, layout or ONE_CARD, cut, wb, hw, precision)
 
 
 def spec_env(spec, accounting: str | None = None, layout: bool = True) -> Env:

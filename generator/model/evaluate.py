@@ -49,6 +49,9 @@ PREFILL = ("prefill_flops", "prefill_bytes", "prefill_intensity", "prefill_time_
            "weight_reuse_intensity")
 
 
+# the scalars of the memory a GPU holds (Env.held: with pipeline stages, the stage that holds the fewest tokens)
+HELD = frozenset({"capacity", "weight_bytes", "kv_bytes_per_token", "kv_capacity_tokens"})
+
 ONE_CARD_SCALARS = ("weight_bytes", "weight_stream_time", "kv_capacity_tokens")
 
 
@@ -62,11 +65,11 @@ def _evaluate(spec: ReportSpec) -> Results:
     for acc, env in envs.items():
         sc: dict[str, float | None] = {}
         why = reasons.setdefault(acc, {})
-        base = env.at()
+        base, held = env.at(), env.held()  # the memory's quantities on the stage that holds the fewest tokens
         for qid in SCALARS:
-            sc[qid], why[qid] = physical(qid, q[qid](base))
+            sc[qid], why[qid] = physical(qid, q[qid](held if qid in HELD else base))
         # c from the architecture (MLA caches a latent, not 2 H_kv d_h): the formula 2 L H_kv d_h b_kv is MHA/GQA's
-        sc["kv_bytes_per_token"] = _clean(env.values["c"])
+        sc["kv_bytes_per_token"] = _clean(held["c"])
         one = env.at(batch=1.0)  # what one token streams: for MoE only the experts it touches
         for qid in ("weight_stream_time", "weight_flops_time"):
             sc[qid] = _clean(q[qid](one))
@@ -83,7 +86,7 @@ def _evaluate(spec: ReportSpec) -> Results:
                              "kv_capacity_tokens": physical("kv_capacity_tokens", q["kv_capacity_tokens"](card.at()))[0]}
         scalars[acc] = sc
         if len(ctx):
-            held, read = env.at(context=ctx), env.at(context=ctx, reads=True)  # the cache a sequence holds, a step reads
+            held, read = env.held(context=ctx), env.at(context=ctx, reads=True)  # the cache a sequence holds, a step reads
             per = {qid: np.asarray(q[qid](read if qid in READ_AT_CONTEXT else held), dtype=float) * np.ones_like(ctx)
                    for qid in ("decode_intensity_ceiling", "capacity_batch")}
             # a full pipeline streams each GPU's slice once per stage's micro-batch

@@ -8,7 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from genreport.formulas.slices import SLICE_DEFINITION, SLICE_LATEX, SLICE_MEANING
+from genreport.formulas import architecture as arch
+from genreport.formulas.slices import SLICE_DEFINITION, SLICE_HELD, SLICE_LATEX, SLICE_MEANING
+from genreport.model import stages
+from genreport.model.env import pipeline_split
 
 # The order in which the report lists the slice (the symbols the seeds' formulas use most first).
 ORDER = ("N", "N_a", "N_e", "N_p", "V", "a", "L", "H_q", "H_kv", "c")
@@ -45,6 +48,10 @@ class Frame:
     stages_busiest: int = 0
     stages_other: int = 0
     pp_split: float = 0.0
+    # the memory of the stages (genreport.model.stages): the stage that holds the fewest tokens within every window
+    # (1-based), its n_PW and n_PK, whether the head is a tied embedding's copy, whether the binding stage moves with
+    # the context (windowed or chunked layers); empty for one stage
+    stage_memory: dict = field(default_factory=dict)
 
     def sym(self, name: str) -> str:
         """Plain-text symbol of ``name`` at this frame (N -> N_g at a layout)."""
@@ -63,6 +70,20 @@ def frame(r) -> Frame:
     moe = r.spec.model.moe is not None
     slices = tuple({"name": k, "definition": SLICE_DEFINITION[k][1 if moe else 0], "value": float(lead.values[k]),
                     "card": float(lead.card[k]), "meaning": SLICE_MEANING[k]} for k in changed if lead.card[k])
+    stage_memory: dict = {}
+    if par.pp > 1:  # the memory held: the stage that holds the fewest tokens (Env.held), beside the even split
+        held = lead.held()
+        bounded = arch.bounded_layers(r.spec.model) > 0
+        slices += tuple({"name": k, "definition": SLICE_HELD[k][1][1 if moe else 0], "value": float(held[k]),
+                         "card": float(lead.card[k]),
+                         "meaning": SLICE_HELD[k][2] + (" (within every window)" if bounded else "")}
+                        for k in ("N", "c"))
+        led = stages.ledger(r.spec.hardware, r.spec.model, r.spec.precision, par.tp, par.pp, par.ep,
+                            par.redundant_experts)
+        values = led.values()
+        stage_memory = {"stage": int(led.binding()) + 1, "n_pp": pipeline_split(r.spec.model.layers, par.pp), "n_pw": float(values["n_PW"]),
+                        "n_pk": float(values["n_PK"]), "tied": bool(r.spec.model.tied_embeddings),
+                        "bounded": bounded, "dense_first": bool(r.spec.model.moe and r.spec.model.moe.first_dense_layers)}
     one = r.one_card.get(r.lead, {})
     one_card = {}
     if one:
@@ -73,7 +94,7 @@ def frame(r) -> Frame:
                  names={k: SLICE_LATEX[k] for k in changed}, plain={k: PLAIN[k] for k in changed},
                  slices=slices, one_card=one_card, kv_card=float(lead.card["c"]),
                  prompt_group=prompt_group_of(par) if moe else 1.0,
-                 **_uneven_stages(r.parallel),
+                 **_uneven_stages(r.parallel), stage_memory=stage_memory if par.pp > 1 else {},
                  collectives=tuple(words for degree, words in ((par.tp, "tensor-parallel all-reduces"),
                                                              # none where ep <= tp: each GPU of a replica then
                                                              # holds its tp share of every expert (the ledgers'

@@ -32,6 +32,7 @@ from genreport.load.spec import (
     Precision,
     Protocols,
 )
+from genreport.model import stages
 from genreport.model.env import (
     READ_AT_CONTEXT,
     Env,
@@ -41,6 +42,7 @@ from genreport.model.env import (
     weight_bytes_of,
     weight_efficiency,
 )
+from genreport.model.stages import stage_layers
 from genreport.model.values import NO_FIT, Entry, physical
 
 
@@ -241,16 +243,30 @@ def layout_base(env: Env, model: Model, hw: Hardware, precision: Precision, par:
     (env.usable_at), not the report's layout's (``hw.usable``).  What ``plan``'s rows, the serving chapter's
     frontier and the tensor-parallel sweep each count a layout at."""
     links, _ = choose_links(hw, par)
-    base = layout_values(env.values, model, par, links, precision, accounting, env.pc, kernels=hw.kernels)
-    base["C"] = usable = usable_at(hw, model, par.tp, par.ep, par.pp)
-    return links, base, usable
+    base = layout_values(env.values, model, par, links, precision, accounting, env.pc, kernels=hw.kernels, hw=hw)
+    if par.pp <= 1:  # with stages layout_values gave the C of the stage that holds the fewest tokens
+        base["C"] = usable_at(hw, model, par.tp, par.ep, par.pp)
+    return links, base, float(base["C"])
+
+
+def held_at(base: dict, hw: Hardware, model: Model, precision: Precision, par: Parallelism, context,
+            c) -> dict:
+    """``base`` at ``context`` with ``c`` the cache a sequence holds there: what the memory formulas (the capacity,
+    memory_per_gpu) take.  With pipeline stages the stage that holds the fewest tokens at that context gives n_PW,
+    n_PK and C (Gemma 3's global layers fall unevenly on the stages: which stage binds moves with the context)."""
+    v = dict(base, S=context, c=c)
+    if par.pp > 1 and arch.bounded_layers(model):
+        v.update(stages.stage_values(hw, model, precision, par, context))
+    return v
 
 
 def layout_values(base: dict[str, float], model: Model, par: Parallelism, links: dict[str, LinkChoice],
                   precision: Precision, accounting: str, pc: arch.ParameterCount, recipe: str = "bf16-grads",
-                  kernels: Kernels | None = None) -> dict:
+                  kernels: Kernels | None = None, hw: Hardware | None = None) -> dict:
     """The parallel symbols' values for one layout, on top of a single-card Env's values; ``kernels`` the engine's
-    fixed costs per kernel (the hardware's, from the report spec's engine block; the defaults without)."""
+    fixed costs per kernel (the hardware's, from the report spec's engine block; the defaults without).  With
+    pipeline stages and ``hw``, the memory held is the stage's that holds the fewest tokens within every window
+    (n_PW, n_PK and its C: genreport.model.stages; :func:`held_at` at a context)."""
     v = dict(base)
     k = kernels or Kernels()
     v.update({"k_L": kernels_per_layer(model, k), "tau_k": k.decode, "tau_l": k.launch,
@@ -260,6 +276,9 @@ def layout_values(base: dict[str, float], model: Model, par: Parallelism, links:
               # the experts' all-to-all as DeepEP runs it (engine.all_to_all: deepep), at its published shares
               "o_EP": 1.0 if k.all_to_all == "deepep" else 0.0, "e_Du": DEEPEP_NVLINK_SHARE,
               "e_Do": DEEPEP_RDMA_SHARE, "e_Dl": DEEPEP_LOW_LATENCY_SHARE})
+    v.update({"n_PW": 1.0, "n_PK": 1.0})
+    if par.pp > 1 and hw is not None:
+        v.update(stages.stage_values(hw, model, precision, par))
     v.update({"n_TP": float(par.tp), "n_PP": pipeline_split(model.layers, par.pp), "n_St": float(par.pp),
               "n_EP": float(par.ep), "n_DP": float(par.dp),
               "N_x": float(pc.experts_routed) * _declared_per_routed(v, pc, accounting), "L_x": float(pc.moe_layers),
@@ -522,12 +541,12 @@ def tp_choices(model: Model, limit: int = 64) -> list[int]:
 
 
 def min_gpus_to_fit(q, values: dict, model: Model, batch, context, capacity, max_gpus: int = 4096):
-    """Smallest tp x pp (then the smaller pp; pp divides the layers or is a power of two, the busiest stage's
-    ceil(L/pp) layers counted) whose per-GPU memory holds the weights and B x S of KV.
+    """Smallest tp x pp (then the smaller pp; pp divides the layers or is a power of two) whose per-GPU memory holds
+    the weights and B x S of KV: with stages, on the stage that holds the fewest tokens (genreport.model.stages).
 
-    ``capacity``: the memory per GPU [B], or a function of (tp, pp) giving it (the activation workspace's FFN share
-    splits tp ways, the logits sit on the last stage: env.usable_at).  Returns (gpus, tp, pp) arrays over (batch,
-    context); nan / 0 where no layout up to ``max_gpus`` fits.
+    ``capacity``: the memory per GPU [B], or a function of (tp, pp) giving the memory formulas' values there: a
+    number (the memory one GPU may use) or a dict of n_PW, n_PK and C over the contexts (:func:`stage_capacity`).
+    Returns (gpus, tp, pp) arrays over (batch, context); nan / 0 where no layout up to ``max_gpus`` fits.
     """
     batch = np.asarray(batch, dtype=float)[:, None]
     context = np.asarray(context, dtype=float)[None, :]
@@ -540,12 +559,29 @@ def min_gpus_to_fit(q, values: dict, model: Model, batch, context, capacity, max
     for g, p, t in layouts:
         if np.all(np.isfinite(best)):
             break
+        room = capacity(t, p) if callable(capacity) else capacity
+        held = room if isinstance(room, dict) else {"n_PW": 1.0, "n_PK": 1.0, "C": room}
         v = dict(values, n_TP=float(t), n_PP=pipeline_split(model.layers, p), n_St=float(p), n_EP=1.0, rho_x=0.0,
-                 s_kv=1.0 if model.attention.kind == "mla" else float(min(t, model.kv_heads)), B=batch, S=context)
+                 s_kv=1.0 if model.attention.kind == "mla" else float(min(t, model.kv_heads)), B=batch, S=context,
+                 n_PW=held["n_PW"], n_PK=held["n_PK"])
         mem = np.broadcast_to(np.asarray(q["memory_per_gpu"](v), dtype=float), shape)
-        new = np.isnan(best) & (mem <= (capacity(t, p) if callable(capacity) else capacity))
+        new = np.isnan(best) & (mem <= held["C"])
         best[new], best_tp[new], best_pp[new] = g, t, p
     return best, best_tp, best_pp
+
+
+def stage_capacity(hw: Hardware, model: Model, precision: Precision, context):
+    """The ``capacity`` of :func:`min_gpus_to_fit` for ``hw``: at tp x pp (ep 1) the memory one GPU may use (the
+    activation workspace's FFN share splits tp ways), with stages the n_PW, n_PK and C of the stage that holds the
+    fewest tokens at each context (row vectors, as the search's contexts)."""
+    ctx = np.asarray(context, dtype=float)[None, :]
+
+    def at(t: int, p: int):
+        if p <= 1:
+            return usable_at(hw, model, t, 1, 1)
+        return stages.stage_values(hw, model, precision, Parallelism(tp=t, pp=p),
+                                   ctx if arch.bounded_layers(model) else None)
+    return at
 
 
 def evaluate_parallel(r) -> ParallelResults:
@@ -624,7 +660,7 @@ def point_base(spec, accounting: str, recipe: str | None = None) -> tuple[dict, 
     env = at_layout.one_card()
     recipe = recipe or (spec.workloads.recipes[0] if spec.workloads.recipes else "bf16-grads")
     base = layout_values(env.values, spec.model, par, links, spec.precision, accounting, env.pc, recipe,
-                         spec.hardware.kernels)
+                         spec.hardware.kernels, spec.hardware)
     return base, at_layout, env
 
 
@@ -647,10 +683,16 @@ def point_values(spec, accounting: str, qid: str, batch=None, context=None, toke
         g = env.at(batch=float(batch), context=float(context))
         v = at_batch(dict(base, S=g["S"], c=g["c"], d_h=g["d_h"]), at_layout, float(batch))
         if qid in RESIDENT:
-            return dict(v, N=base["N"], N_x=base["N_x"], b=base["b"], c=env.at(context=float(context))["c"])
+            held = held_at(base, spec.hardware, spec.model, spec.precision, par, v["S"],
+                           env.at(context=float(context))["c"])
+            return dict(v, N=base["N"], N_x=base["N_x"], b=base["b"], c=held["c"], n_PW=held["n_PW"],
+                        n_PK=held["n_PK"], C=held["C"])
         return v
     if qid in PER_CONTEXT or qid in DRAFT_CONTEXT:
-        return dict(base, S=np.float64(context), c=env.at(context=float(context), reads=qid in READ_AT_CONTEXT)["c"])
+        c = env.at(context=float(context), reads=qid in READ_AT_CONTEXT)["c"]
+        if qid in READ_AT_CONTEXT:
+            return dict(base, S=np.float64(context), c=c)
+        return held_at(base, spec.hardware, spec.model, spec.precision, par, np.float64(context), c)
     return base
 
 
@@ -673,7 +715,8 @@ def _evaluate(r) -> ParallelResults:
     recipe = w.recipes[0] if w.recipes else "bf16-grads"
     for acc, at_layout in r.envs.items():
         env = at_layout.one_card()  # the layout's formulas take the whole model's values and divide them themselves
-        base = layout_values(env.values, model, par, links, spec.precision, acc, env.pc, recipe, spec.hardware.kernels)
+        base = layout_values(env.values, model, par, links, spec.precision, acc, env.pc, recipe, spec.hardware.kernels,
+                             spec.hardware)
         sc = {qid: _f(q[qid](base)) for qid in SCALARS if qid not in ("tp_weight_crossover", "tp_link_bound_degree")}
         one = at_batch(base, at_layout, 1.0)
         sc["tp_weight_crossover"] = _f(q["tp_weight_crossover"](one))
@@ -686,7 +729,7 @@ def _evaluate(r) -> ParallelResults:
                 out.all_reduce["one_shot_by"] = one_shot_by(spec.hardware.kernels, links["tp"])
         if len(ctx):
             # the cache a sequence holds for the capacity, the one a step reads for the crossover (READ_AT_CONTEXT)
-            cv = dict(base, S=ctx, c=np.asarray(env.at(context=ctx)["c"], dtype=float))
+            cv = held_at(base, hw, model, spec.precision, par, ctx, np.asarray(env.at(context=ctx)["c"], dtype=float))
             rv = dict(base, S=ctx, c=np.asarray(env.at(context=ctx, reads=True)["c"], dtype=float))
             cap = np.asarray(q["capacity_batch_replica"](cv), dtype=float) * np.ones_like(ctx)
             cross = np.asarray(q["comm_hbm_crossover_batch"](rv), dtype=float) * np.ones_like(ctx)
@@ -698,14 +741,15 @@ def _evaluate(r) -> ParallelResults:
             v = at_batch(dict(base, S=g["S"], c=g["c"], d_h=g["d_h"]), at_layout, batch[:, None])
             shape = (len(batch), len(ctx))
             c_held = np.asarray(env.at(context=ctx[None, :])["c"], dtype=float)  # what the cache holds (chunks)
-            held = dict(v, N=base["N"], N_x=base["N_x"], b=base["b"], c=c_held)
+            mem = held_at(base, hw, model, spec.precision, par, g["S"], c_held)
+            held = dict(v, N=base["N"], N_x=base["N_x"], b=base["b"], **{k: mem[k] for k in ("c", "n_PW", "n_PK", "C")})
             grid = {qid: np.broadcast_to(np.asarray(q[qid](held if qid in RESIDENT else v), dtype=float), shape).copy()
                     for qid in DECODE_GRID}
             grid["decode_tokens_per_s_replica"] = batch[:, None] / grid["decode_time_bound"]
             grid["decode_tokens_per_s_gpu"] = batch[:, None] / (grid["decode_time_bound"] * par.replica_gpus)
             out.decode[acc] = grid
             gpus, tp, pp = min_gpus_to_fit(q, dict(base, c=c_held), model, batch, ctx,
-                                           lambda t, p: usable_at(hw, model, t, 1, p))
+                                           stage_capacity(hw, model, spec.precision, ctx))
             out.min_gpus[acc] = gpus
             out.min_layout[acc] = [[(int(tp[i, j]), int(pp[i, j])) if tp[i, j] else None for j in range(shape[1])]
                                    for i in range(shape[0])]
@@ -1072,7 +1116,8 @@ def round_bound(r, accounting: str, batch, context, eta_p: float = 1.0, eta_w: f
     at_layout = r.envs[accounting]
     env = at_layout.one_card()
     recipe = spec.workloads.recipes[0] if spec.workloads.recipes else "bf16-grads"
-    base = layout_values(env.values, spec.model, par.parallelism, par.links, spec.precision, accounting, env.pc, recipe, spec.hardware.kernels)
+    base = layout_values(env.values, spec.model, par.parallelism, par.links, spec.precision, accounting, env.pc, recipe,
+                         spec.hardware.kernels, spec.hardware)
     batch = np.asarray(batch, dtype=float)
     context = np.asarray(context, dtype=float)
     g = env.at(batch=batch[:, None], context=context[None, :])
@@ -1081,12 +1126,6 @@ def round_bound(r, accounting: str, batch, context, eta_p: float = 1.0, eta_w: f
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         t = np.asarray(r.q["decode_time_bound"](v), dtype=float)
     return np.broadcast_to(t, (len(batch), len(context))).copy()
-
-
-def stage_layers(layers: int, pp: int) -> tuple[int, ...]:
-    """Layers of each pipeline stage [1]: ceil(L/pp) for the first L mod pp stages, floor(L/pp) for the others."""
-    low, extra = divmod(layers, pp)
-    return tuple(low + 1 if i < extra else low for i in range(pp))
 
 
 def _pp_choices(layers: int, limit: int) -> list[int]:

@@ -25,18 +25,20 @@ from genreport.load.spec import (
     on_hardware,
     weight_only_fp8,
 )
-from genreport.model.env import make_env, spec_env, usable_at
+from genreport.model.env import make_env, spec_env
 from genreport.model.layout import (
     BINDS,
     _pp_choices,
     at_batch,
     at_prompt,
     choose_links,
+    held_at,
     layout_base,
     layout_values,
     min_gpus_to_fit,
     occupancy,
     prompt_rate,
+    stage_capacity,
     tp_choices,
 )
 from genreport.model.serving import (
@@ -604,7 +606,7 @@ def _plan_one(q, env, model, hw, prec, name, par, ctx, batches, latency, account
         return None
 
     def context_part():
-        cv = dict(base, S=np.float64(ctx["S"]), c=np.float64(np.ravel(ctx["c"])[0]),
+        cv = dict(held_at(base, hw, model, prec, par, np.float64(ctx["S"]), np.float64(np.ravel(ctx["c"])[0])),
                   d_h=np.float64(np.ravel(ctx["d_h"])[0]))
         return cv, float(q["capacity_batch_replica"](cv))
 
@@ -744,7 +746,7 @@ def _plan_one(q, env, model, hw, prec, name, par, ctx, batches, latency, account
                        "tpot_plain": float(t_plain[i])}
     per_gpu = b * per_user / par.replica_gpus
     held = dict(cv, B=np.float64(b))
-    headroom = usable - float(q["memory_per_gpu"](held))
+    headroom = float(cv["C"]) - float(q["memory_per_gpu"](held))  # on the stage that holds the fewest tokens
     if draft is not None:  # the draft's weights and its cache of the b sequences
         headroom -= m_d + b * float(cv["S"]) * c_d
     price = hw.price_per_hour
@@ -834,7 +836,7 @@ def _at_layout(env, model: Model, hw: Hardware, precision: Precision, par: Paral
     _, base, usable = layout_base(env, model, hw, precision, par, accounting)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         ctx = env.at(context=float(context))
-        cv = dict(base, S=np.float64(context), c=np.float64(np.ravel(ctx["c"])[0]),
+        cv = dict(held_at(base, hw, model, precision, par, np.float64(context), np.float64(np.ravel(ctx["c"])[0])),
                   d_h=np.float64(np.ravel(ctx["d_h"])[0]))
     return base, usable, cv
 
@@ -1016,8 +1018,7 @@ def fit_map(model: Model, hw: Hardware, contexts, precisions=PLAN_PRECISIONS, ba
             links, _ = choose_links(hw, par)
             base = layout_values(env.values, model, par, links, prec, accounting, env.pc, kernels=hw.kernels)
             c = np.asarray(env.at(context=ctx)["c"], dtype=float)[None, :]
-            gpus, _, _ = min_gpus_to_fit(q, dict(base, c=c), model, [batch], ctx,
-                                         lambda t, p: usable_at(hw, model, t, 1, p))
+            gpus, _, _ = min_gpus_to_fit(q, dict(base, c=c), model, [batch], ctx, stage_capacity(hw, model, prec, ctx))
             out[name] = [None if not np.isfinite(g) else float(g) for g in gpus[0]]
     return out
 
@@ -1032,7 +1033,8 @@ def spec_values(spec, accounting: str, batch=None) -> dict[str, float]:
     env = spec_env(spec, accounting, layout=False)
     links, _ = choose_links(spec.hardware, par)
     recipe = spec.workloads.recipes[0] if spec.workloads.recipes else "bf16-grads"
-    values = layout_values(env.values, spec.model, par, links, spec.precision, accounting, env.pc, recipe, spec.hardware.kernels)
+    values = layout_values(env.values, spec.model, par, links, spec.precision, accounting, env.pc, recipe,
+                           spec.hardware.kernels, spec.hardware)
     if batch is not None:
         values = at_batch(values, env.with_layout(par), float(batch))
     return {k: float(np.ravel(v)[0]) for k, v in values.items() if k not in env.values and k != "B"} | (

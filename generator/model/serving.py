@@ -30,7 +30,7 @@ from genreport.formulas.architecture import attended_positions, bounded_layers, 
 from genreport.formulas.compiled import load
 from genreport.load.spec import Hardware, Model, Parallelism, Precision
 from genreport.model.env import make_env
-from genreport.model.layout import at_batch, at_prompt, layout_base, occupancy, prompt_rate
+from genreport.model.layout import at_batch, at_prompt, held_at, layout_base, occupancy, prompt_rate
 from genreport.model.stacked import over
 
 
@@ -374,7 +374,8 @@ def _layout_part(q, env, model: Model, hw: Hardware, precision: Precision, par: 
     busy_b, busy_s = (float(x) for x in occupancy(q, ("prefill_pass_bound", "prefill_time_serial"), base, lay,
                                                      float(prompt), alone).values())
     g = env.at(context=last)
-    cv = dict(base, S=np.float64(last), c=np.float64(np.ravel(g["c"])[0]), d_h=np.float64(np.ravel(g["d_h"])[0]))
+    cv = dict(held_at(base, hw, model, precision, par, np.float64(last), np.float64(np.ravel(g["c"])[0])),
+              d_h=np.float64(np.ravel(g["d_h"])[0]))
     read = round_reads(env, cv, float(round_context(model, prompt, output)))  # the slowest round reads; cv holds
     cap = float(q["capacity_batch_replica"](cv))
     mkey = ("mean", prompt, output)

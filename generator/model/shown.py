@@ -14,6 +14,7 @@ from genreport.formulas import architecture as arch
 from genreport.formulas import portable
 from genreport.formulas.glossary import PARAM_SYMBOL
 from genreport.formulas.recipes import TRAINING_WEIGHT_BYTES, recipe_bytes_per_param
+from genreport.formulas.slices import SLICE_HELD
 from genreport.model.env import READ_AT_CONTEXT, make_env
 from genreport.model.layout import round_bound
 from genreport.model.stated import critical_reason, latex_of, point_variant
@@ -63,8 +64,15 @@ def block_points(r) -> list[tuple[str, str, dict, str | None, bool]]:
     return pts
 
 
+# The quantities of the memory a GPU holds: with pipeline stages, evaluated on the stage that holds the fewest tokens
+# (Env.held) and printed with its N_b,g and c_b,g (formulas.slices.SLICE_HELD)
+HELD_BLOCKS = frozenset({"kv_capacity_tokens", "capacity_batch", "weight_bytes"})
+
+
 def point_env(r, acc: str, params: dict, qid: str = "") -> dict:
     numeric = {k: (float(recipe_bytes_per_param(v)) if k == "recipe" else v) for k, v in params.items()}
+    if qid in HELD_BLOCKS:
+        return r.envs[acc].held(context=numeric.get("context"))
     if qid == "crossover_batch":  # as the evaluation states it: a full pipeline's streams (Env.crossover_at)
         return r.envs[acc].crossover_at(numeric["context"])
     return r.envs[acc].at(batch=numeric.get("batch"), context=numeric.get("context"), reads=qid in READ_AT_CONTEXT,
@@ -117,11 +125,13 @@ def blocks(r) -> dict[str, Block]:
         held = float(np.ravel(r.envs[acc].values["N"])[0])
         if qid == "training_state_bytes" and r.frame.many:
             symbols = {"N": "N"}  # the whole model's N, not one GPU's N_g (the chapter's table, on one card)
+        elif qid in HELD_BLOCKS and r.frame.pp > 1:  # the stage that holds the fewest tokens (SLICE_HELD)
+            symbols = {k: SLICE_HELD[k][0] for k in ("N", "c") if k in inputs}
         elif "N" in inputs and not np.isclose(inputs["N"], held, rtol=1e-9):
             # a step that streams other weights than those the GPU holds (an MoE's touched experts): every formula
             # that substitutes them names them so, not N (N_g), which the glossary and slice table define as held
             symbols = {"N": streamed_symbol(r, inputs["N"], acc)[1]}
-        if qid == "capacity_batch" and "c" in inputs:
+        if qid == "capacity_batch" and "c" in inputs and arch.chunked_layers(r.spec.model) and r.frame.pp <= 1:
             # what a sequence at S holds (a chunked layer up to its whole chunk), where a step at S reads less (its
             # current chunk, formula tok/s): named c_h, as the serving chapter names the held cache, with the read c
             # beside it in the block's note (Llama 4 Scout at 131,072 tokens, tp 4: 14,592 B held, 12,288 B read)

@@ -60,7 +60,7 @@ def intensity_at_capacity(q, env: Env, context, overrides: dict | None = None):
     fits."""
     ctx = np.asarray(context, dtype=float)
     given = dict(overrides or {})
-    cap = np.maximum(np.asarray(q["capacity_batch"]({**env.at(context=ctx), **given}), dtype=float), 0)
+    cap = np.maximum(np.asarray(q["capacity_batch"]({**env.held(context=ctx), **given}), dtype=float), 0)
     at_cap = {**env.at(context=ctx, batch=np.maximum(cap, 1)), **given}
     with np.errstate(divide="ignore", invalid="ignore"):
         value = np.where(cap >= 1, q["decode_intensity"](at_cap), np.nan)

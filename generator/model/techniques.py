@@ -135,12 +135,13 @@ def held_room(lead, env: dict, last: float) -> dict:
     reads the experts its batch touches) and a pipeline (a round streams each GPU's slice once per micro-batch: Llama
     3.1 405B in bf16 at tp 8 x pp 2 reads 2 x 50.7 GB a round from the 50.7 GB a GPU holds, which left no room).
     ``lead``: the report's Env (its ``at`` without a batch gives what a GPU holds)."""
-    held = lead.at(context=last)
+    held = lead.held(context=last)  # with stages: the stage that holds the fewest tokens, its weights and memory
     n_h, b_h = float(np.ravel(held["N"])[0]), float(np.ravel(held["b"])[0])
     n_r, b_r = float(np.ravel(env["N"])[0]), float(np.ravel(env["b"])[0])
-    if n_h * b_h == n_r * b_r:  # a dense model on one stage: the same weights (and the same digits)
+    c_h = float(np.ravel(held["C"])[0])
+    if n_h * b_h == n_r * b_r and c_h == float(np.ravel(env["C"])[0]):  # one stage, dense: the same digits
         return env
-    return dict(env, C=float(np.ravel(env["C"])[0]) - n_h * b_h + n_r * b_r)
+    return dict(env, C=c_h - n_h * b_h + n_r * b_r)
 
 
 def draft_memory(spec, context: float) -> tuple[float, float]:
@@ -248,7 +249,7 @@ def layout_inputs(spec, context: float, round_at: float | None = None):
     from genreport.formulas.compiled import load
     from genreport.load.spec import Parallelism
     from genreport.model.env import make_env
-    from genreport.model.layout import choose_links, layout_values
+    from genreport.model.layout import choose_links, held_at, layout_values
     from genreport.model.serving import round_values
 
     hw, model, prec, acc = spec.hardware, spec.model, spec.precision, spec.accounting
@@ -256,11 +257,12 @@ def layout_inputs(spec, context: float, round_at: float | None = None):
     q = load()
     env = make_env(hw, model, prec, acc)
     links, _ = choose_links(hw, par)
-    base = layout_values(env.values, model, par, links, prec, acc, env.pc, kernels=hw.kernels)
+    base = layout_values(env.values, model, par, links, prec, acc, env.pc, kernels=hw.kernels, hw=hw)
     lay = env.with_layout(par)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         g = env.at(context=float(context))
-        cv = dict(base, S=np.float64(context), c=np.float64(np.ravel(g["c"])[0]), d_h=np.float64(np.ravel(g["d_h"])[0]))
+        cv = dict(held_at(base, hw, model, prec, par, np.float64(context), np.float64(np.ravel(g["c"])[0])),
+                  d_h=np.float64(np.ravel(g["d_h"])[0]))
         read = dict(cv, **round_values(env, float(context), float(context if round_at is None else round_at)))
     return par, q, env, lay, cv, read
 
@@ -710,9 +712,9 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
     if sv.prefix_hit > 0:
         # the weights a GPU holds (an MoE's every expert of its slice) and the cache a sequence holds (a chunked
         # layer: its whole chunk), not those one step reads
-        held = r.envs[r.lead].at(context=last)
+        held = r.envs[r.lead].held(context=last)
         env_h = dict(env, N=float(np.ravel(held["N"])[0]), b=float(np.ravel(held["b"])[0]),
-                     c=float(np.ravel(held["c"])[0]))
+                     c=float(np.ravel(held["c"])[0]), C=float(np.ravel(held["C"])[0]))
         cap0, cap1 = (_sequences(physical("prefix_capacity_batch", _eval(r, "prefix_capacity_batch", {**env_h, **h}),
                                           "floor")[0]) for h in ({"h_p": 0.0}, {}))
         rows.append({"technique": "prefix caching", "setting": f"{sv.prefix_hit:.0%} of each prompt cached",

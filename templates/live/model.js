@@ -19,6 +19,8 @@ const GR_MODEL = (function () {
     "decode_tokens_per_s", "decode_intensity"];
   const PREFILL = ["prefill_flops", "prefill_bytes", "prefill_intensity", "prefill_time_compute",
     "prefill_time_memory", "weight_reuse_intensity"];
+  // the scalars of the memory a GPU holds (evaluate.HELD: with stages, the one that holds the fewest tokens)
+  const HELD = ["capacity", "weight_bytes", "kv_bytes_per_token", "kv_capacity_tokens"];
   const NO_FIT = "the weights alone exceed the memory capacity, so no KV cache fits";
 
   // ------------------------------------------------------------------------------------ architecture
@@ -333,13 +335,26 @@ const GR_MODEL = (function () {
       return envOf(Object.assign({}, card), card, ONE_CUT, m, accounting, pc, wb);
     }
     const cut = GR_PARALLEL.layoutSlice(m, inp.parallelism);  // one GPU of the layout (parallel.js)
-    return envOf(GR_PARALLEL.sliceValues(card, cut, pc, accounting, m, wb), card, cut, m, accounting, pc, wb);
+    const env = envOf(GR_PARALLEL.sliceValues(card, cut, pc, accounting, m, wb), card, cut, m, accounting, pc, wb);
+    if (cut.pp > 1) {  // the memory held on the stage that holds the fewest tokens (Env.held)
+      env.held = function (context) {
+        const e = this.at(null, context === undefined ? null : context);
+        const a = m.attention, bounded = a.sliding_window || a.chunk_size;
+        const st = GR_PARALLEL.stageValues(inp, t, inp.parallelism, context === undefined || !bounded ? null : context);
+        e.N = e.N * cut.split / st.n_PW;
+        e.c = e.c * cut.split / st.n_PK;
+        e.C = st.C;
+        return e;
+      };
+    }
+    return env;
   }
 
   function envOf(values, card, cut, m, accounting, pc, wb) {
     return {values: values, card: card, cut: cut, model: m, accounting: accounting, pc: pc, wb: wb,
       perClass: wb.uniform === null,
       at: function (batch, context, extra, stream, reads) { return envAt(this, batch, context, extra, stream, reads); },
+      held: function (context) { return envAt(this, null, context === undefined ? null : context); },
       readB: function (n, nX) { return readB(this, n, nX); },
       oneCard: function () {
         return cut.trivial ? this : envOf(Object.assign({}, card), card, ONE_CUT, m, accounting, pc, wb);
@@ -567,14 +582,14 @@ const GR_MODEL = (function () {
 
     ACCOUNTINGS.forEach(function (acc) {
       const env = envs[acc];
-      const base = env.at();
+      const base = env.at(), heldBase = env.held();  // the memory's scalars on the binding stage (evaluate.HELD)
       const sc = {}, why = {};
       SCALARS.forEach(function (qid) {
-        const st = physical(qid, call(qid, base), (t.meta[qid] || ["", ""])[1]);
+        const st = physical(qid, call(qid, HELD.indexOf(qid) >= 0 ? heldBase : base), (t.meta[qid] || ["", ""])[1]);
         sc[qid] = st[0];
         why[qid] = st[1];
       });
-      sc.kv_bytes_per_token = clean(env.values.c);
+      sc.kv_bytes_per_token = clean(heldBase.c);
       why.kv_bytes_per_token = "";
       const one = env.at(1.0, null);
       sc.weight_stream_time = clean(call("weight_stream_time", one));
@@ -600,7 +615,7 @@ const GR_MODEL = (function () {
       const per = {decode_intensity_ceiling: [], crossover_batch: [], capacity_batch: [], capacity_batch_raw: [],
         intensity_at_capacity: []};
       w.decode_context.forEach(function (s) {
-        const e = env.at(null, s), read = env.at(null, s, null, null, true);
+        const e = env.held(s), read = env.at(null, s, null, null, true);
         per.decode_intensity_ceiling.push(call("decode_intensity_ceiling", read));
         // a full pipeline streams each GPU's slice once per stage's micro-batch
         per.crossover_batch.push(call("crossover_batch", env.cut.pp > 1 ? env.at(null, s, null, env.cut.pp, true) : read));

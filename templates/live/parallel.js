@@ -153,7 +153,8 @@ const GR_PARALLEL = (() => {
       E_x: m.moe ? m.moe.experts : 1.0,  // 1 for a dense model: N_x = 0 over it
       b_a: (bc === undefined ? 2.0 : bc) >= 4.0 ? 4.0 : 2.0,
       s_kv: m.attention.kind === "mla" ? 1.0 : Math.min(par.tp, m.kv_heads), k_w: split[0], k_g: split[1], k_o: split[2],
-      u_x: 1.0, m_P: 1.0, rho_x: m.moe ? (par.redundant_experts || 0) / m.moe.experts : 0.0});
+      u_x: 1.0, m_P: 1.0, rho_x: m.moe ? (par.redundant_experts || 0) / m.moe.experts : 0.0, n_PW: 1.0, n_PK: 1.0});
+    if ((par.pp || 1) > 1) Object.assign(v, stageValues(inp, t, par, null));  // the stage that holds the fewest tokens
     if (env.perClass) {  // b: the mean bytes per weight of the slice one GPU holds
       const keep = 1.0 - (1.0 + v.rho_x) * par.tp / Math.max(par.tp, par.ep);  // held: replicas and all
       v.b = M.meanBytes(env.wb, v.N - v.N_x, v.N_x * (1.0 - keep));
@@ -297,6 +298,93 @@ const GR_PARALLEL = (() => {
     return Math.max(busiestExperts(fixed, groups, touched * fixed / experts), touched / groups);
   }
 
+  // ------------------------------------------------------------------ the memory of each stage (model/stages.py)
+  /** Layers of each stage: ceil(L/pp) for the first L mod pp, floor(L/pp) after (stages.stage_layers). */
+  function stageLayers(layers, pp) {
+    const low = Math.floor(layers / pp), extra = layers % pp;
+    return Array.from({length: pp}, (_, i) => (i < extra ? low + 1 : low));
+  }
+
+  /** Each layer's cache kind, 0 global, 1 windowed, 2 chunked (stages.layer_kinds); each layer routed or not. */
+  function layerKinds(m) {
+    const a = m.attention, local = a.sliding_window ? 1 : a.chunk_size ? 2 : 0;
+    const period = (a.local_layers_per_global || 0) + 1;
+    return Array.from({length: m.layers}, (_, i) => (!local ? 0 : period === 1 ? local : (i + 1) % period === 0 ? 0 : local));
+  }
+
+  function routedLayers(m) {
+    if (!m.moe) return Array(m.layers).fill(false);
+    const f = m.moe.first_dense_layers || 0, k = Math.max(1, m.moe.layer_step || 1);
+    return Array.from({length: m.layers}, (_, i) => i >= f && (i - f + 1) % k === 0);
+  }
+
+  /** Each stage's weight bytes on one GPU, the same GPU's with every layer, its layers by cache kind and the memory it
+   * may use (stages.ledger). */
+  function stageLedger(inp, t, tp, pp, ep, red) {
+    const m = inp.model, p = inp.precision, hw = inp.hardware, pc = M.parameterCount(m), d = m.hidden_size;
+    const fmt = c => (p.classes ? p.classes[c] : p.weights);
+    const uniform = ["experts", "attention", "embeddings", "default"].every(c => fmt(c) === fmt("default"));
+    const bytes = c => M.formatBytes(fmt(uniform ? "default" : c), p.group_size, t);
+    const bE = bytes("embeddings"), bT = bytes("attention"), bD = bytes("default");
+    let bX = bytes("experts");
+    if (!uniform && pc.experts_bias && pc.experts_routed) {
+      bX = ((pc.experts_routed - pc.experts_bias) * bX + pc.experts_bias * bD) / pc.experts_routed;
+    }
+    const perNorm = m.norm === "layernorm" ? 2 * d : d, L = m.layers, nMoe = pc.moe_layers;
+    const layerNorms = (pc.norms - perNorm) / L, attention = pc.attention / L;
+    const denseFfn = L > nMoe ? pc.ffn_dense / (L - nMoe) : 0.0;
+    const moeRest = nMoe ? (pc.experts_shared + pc.router) / nMoe : 0.0, experts = nMoe ? pc.experts_routed / nMoe : 0.0;
+    const heldX = (1.0 + (m.moe ? red / m.moe.experts : 0.0)) / Math.max(tp, ep);
+    const routed = routedLayers(m), kinds = layerKinds(m), sizes = stageLayers(L, pp);
+    const head = pc.lm_head || (pp > 1 ? pc.embedding : 0);  // a tied embedding: the last stage's own copy
+    const held = [], counts = [];
+    let first = 0;
+    sizes.forEach((n, i) => {
+      let moe = 0;
+      const k = [0, 0, 0];
+      for (let j = first; j < first + n; j++) { moe += routed[j] ? 1 : 0; k[kinds[j]] += 1; }
+      let def = layerNorms * n + denseFfn * (n - moe) + moeRest * moe;
+      const emb = (i === 0 ? pc.embedding : 0) + (i === pp - 1 ? head : 0);
+      def += i === pp - 1 ? perNorm : 0;  // the final norm
+      held.push((attention * n * bT + def * bD + emb * bE) / tp + experts * moe * bX * heldX);
+      counts.push(k);
+      first += n;
+    });
+    const rest = (pc.embedding + pc.lm_head) * bE + pc.attention * bT
+      + (pc.ffn_dense + pc.experts_shared + pc.router + pc.norms) * bD;
+    const logits = (hw.max_sequences || 0) * m.vocab_size * 4.0;
+    const base = M.usable(hw, m, {tp: tp, pp: 1, ep: ep}) + logits;  // the workspace without the logits
+    return {held: held, flat: rest / tp + pc.experts_routed * bX * heldX, kinds: counts,
+      room: held.map((_, i) => base - (i === pp - 1 ? logits : 0.0)), window: m.attention.sliding_window || 0,
+      chunk: m.attention.chunk_size || 0};
+  }
+
+  /** n_PW, n_PK and C of the stage that holds the fewest tokens at context s (null: within every window), 1, 1 and the
+   * GPU's memory for one stage (stages.stage_values). */
+  function stageValues(inp, t, par, s) {
+    const m = inp.model, tp = par.tp || 1, pp = par.pp || 1, ep = par.ep || 1;
+    if (pp <= 1) return {n_PW: 1.0, n_PK: 1.0, C: M.usable(inp.hardware, m, {tp: tp, pp: 1, ep: ep})};
+    const l = stageLedger(inp, t, tp, pp, ep, par.redundant_experts || 0);
+    const pos = l.kinds.map(k => {
+      const all = k[0] + k[1] + k[2];
+      if (s === null || s === undefined || !(s > 0)) return all;
+      return (k[0] * s + k[1] * Math.min(s, l.window || Infinity) + k[2] * Math.min(s, l.chunk || Infinity)) / s;
+    });
+    let best = 0;
+    pos.forEach((x, i) => { if ((l.room[i] - l.held[i]) / x < (l.room[best] - l.held[best]) / pos[best]) best = i; });
+    const total = pos.reduce((a, x) => a + x, 0.0);
+    return {n_PW: l.flat / l.held[best], n_PK: total / pos[best], C: l.room[best]};
+  }
+
+  /** ``base`` at context s with c the cache a sequence holds there (layout.held_at): with stages and windowed or
+   * chunked layers, the binding stage at that context. */
+  function heldAt(base, inp, t, par, s, c) {
+    const v = Object.assign({}, base, {S: s, c: c});
+    const a = inp.model.attention;
+    if ((par.pp || 1) > 1 && (a.sliding_window || a.chunk_size)) Object.assign(v, stageValues(inp, t, par, s));
+    return v;
+  }
+
   /** n_PP: L over the busiest stage's ceil(L / pp) layers; pp when it divides L (env.pipeline_split). */
   function pipelineSplit(layers, pp) { return layers % pp === 0 ? pp : layers / Math.ceil(layers / pp); }
 
@@ -394,7 +482,7 @@ const GR_PARALLEL = (() => {
       out.scalars[acc] = sc;
       if (w.decode_context.length) {
         // the cache a sequence holds for the capacity, the one a step reads for the crossover (env.READ_AT_CONTEXT)
-        const cv = w.decode_context.map(s => Object.assign({}, base, {S: s, c: env.at(null, s).c}));
+        const cv = w.decode_context.map(s => heldAt(base, inp, t, par, s, env.at(null, s).c));
         const rv = w.decode_context.map(s => Object.assign({}, base, {S: s, c: env.at(null, s, null, null, true).c}));
         const raw = cv.map(v => call("capacity_batch_replica", v));
         out.perContext[acc] = {capacity_batch_replica: raw.map(x => Math.max(x, 0.0)), capacity_batch_replica_raw: raw,
@@ -405,12 +493,17 @@ const GR_PARALLEL = (() => {
           const g = env.at(b, s), v = atBatch(Object.assign({}, base, {S: g.S, c: g.c, d_h: g.d_h}), atLayout, b);
           const x = {};
           const cHeld = env.at(null, s).c;  // what the cache holds (a chunked layer: up to its whole chunk)
-          const held = Object.assign({}, v, {N: base.N, N_x: base.N_x, b: base.b, c: cHeld});
+          const mem = heldAt(base, inp, t, par, s, cHeld);
+          const held = Object.assign({}, v, {N: base.N, N_x: base.N_x, b: base.b, c: cHeld, n_PW: mem.n_PW, n_PK: mem.n_PK, C: mem.C});
           GRID.forEach(q => { x[q] = call(q, RESIDENT.includes(q) ? held : v); });
           x.decode_tokens_per_s_replica = b / x.decode_time_bound;
           x.decode_tokens_per_s_gpu = b / (x.decode_time_bound * out.replica_gpus);
-          const fit = order.find(l => call("memory_per_gpu", Object.assign({}, base, {c: cHeld, n_TP: l[2], n_PP: pipelineSplit(m.layers, l[1]), n_St: l[1],
-            n_EP: 1.0, rho_x: 0.0, s_kv: m.attention.kind === "mla" ? 1.0 : Math.min(l[2], m.kv_heads), B: b, S: s})) <= M.usable(hw, m, {tp: l[2], pp: l[1]}));
+          const fit = order.find(l => {  // layout.min_gpus_to_fit with stage_capacity: the binding stage's memory
+            const room = stageValues(inp, t, {tp: l[2], pp: l[1]}, s);
+            return call("memory_per_gpu", Object.assign({}, base, {c: cHeld, n_TP: l[2], n_PP: pipelineSplit(m.layers, l[1]), n_St: l[1],
+              n_EP: 1.0, rho_x: 0.0, s_kv: m.attention.kind === "mla" ? 1.0 : Math.min(l[2], m.kv_heads), B: b, S: s,
+              n_PW: room.n_PW, n_PK: room.n_PK})) <= room.C;
+          });
           x.min_gpus_to_fit = fit ? fit[0] : null;
           return x;
         });
@@ -520,7 +613,7 @@ const GR_PARALLEL = (() => {
   function decodeRows(res, inp, price) {
     const lead = res.lead, w = inp.workloads, p = res.parallel, g = p.decode[lead], per = p.perContext[lead];
     const gpus = p.replica_gpus, weightsFit = (p.scalars[lead].weight_bytes_per_gpu || 0)
-      <= M.usable(inp.hardware, inp.model, inp.parallelism);
+      <= res.scalars[lead].capacity;  // the binding stage's memory (decision._parallel_decode_rows)
     return M.picks(w.decode_batch, per.capacity_batch_replica, w.decode_context.length).map(ij => {
       const i = ij[0], j = ij[1], b = w.decode_batch[i], s = w.decode_context[j], time = g.decode_time_bound[i][j];
       const l = {compute: g.decode_time_compute_gpu[i][j], bandwidth: g.decode_time_memory_gpu[i][j], interconnect: g.decode_time_comm[i][j]};
@@ -558,5 +651,5 @@ const GR_PARALLEL = (() => {
     promptGroup: promptGroup, decodeRows: decodeRows, stepLinks: stepLinks,
     roundBound: roundBound, roundLedgers: roundLedgers, prefillBound: prefillBound,
     layoutSlice: layoutSlice, sliceValues: sliceValues, oneCard: oneCard, replicaRates: replicaRates,
-    busiestRedundant: busiestRedundant};
+    busiestRedundant: busiestRedundant, stageValues: stageValues, heldAt: heldAt};
 })();

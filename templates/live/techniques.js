@@ -132,9 +132,10 @@ const GR_SERVING = (() => {
     const v = d.env.at(null, s), m = d.model;
     const sKv = m.attention.kind === "mla" ? 1.0 : Math.min(tp, m.kv_heads);
     const x = m.moe ? {N_x: M.routedParameters(d.env.card, d.env.pc, d.env.accounting, m), n_EP: d.ep} : {N_x: 0.0, n_EP: 1.0};
-    let w = call("weight_bytes_per_gpu", Object.assign({}, v, {rho_x: 0.0, n_TP: tp, n_PP: nPP}, x));
+    // the draft's layers split evenly over the stages (Draft.memory: n_PW = n_PK = n_PP)
+    let w = call("weight_bytes_per_gpu", Object.assign({}, v, {rho_x: 0.0, n_TP: tp, n_PW: nPP}, x));
     if (d.head) w -= m.vocab_size * m.hidden_size * v.b / (tp * nPP);
-    return [w, call("kv_bytes_per_token_per_gpu", Object.assign({}, v, {n_PP: nPP, s_kv: sKv}))];
+    return [w, call("kv_bytes_per_token_per_gpu", Object.assign({}, v, {n_PK: nPP, s_kv: sKv}))];
   }
 
   /** The chapter's numbers for ``inp.serving`` at ``inp.parallelism``: {batch, context, rows, numbers}; null without
@@ -148,7 +149,7 @@ const GR_SERVING = (() => {
     const at = (v, b) => P.atBatch(v, lay, b, true);
     const last = sv.prompt + sv.output - 1, mean = sv.prompt + sv.output / 2.0;
     const tc = M.roundContext(m, sv.prompt, sv.output);  // the slowest round's context: the TPOT's
-    const g = env.at(null, last), cv = Object.assign({}, base, {S: last, c: g.c, d_h: g.d_h});
+    const g = env.at(null, last), cv = Object.assign(P.heldAt(base, inp, t, par, last, g.c), {d_h: g.d_h});
     // a step reads less than a sequence holds (a chunked layer: its current chunk): times at read, capacity at cv
     // (serving.round_reads: at the slowest round)
     const gr = env.at(1.0, tc);
@@ -430,8 +431,9 @@ const GR_SERVING = (() => {
       es.theta = sv.tpot;
       let goodput = null, binds = null, low = Infinity, all = true;
       // the KV cache room is beside the weights a GPU holds, its step reads those a batch touches (held_room)
-      const held = lead.at(null, last);
-      const roomOf = v => held.N * held.b === v.N * v.b ? v : Object.assign({}, v, {C: v.C - held.N * held.b + v.N * v.b});
+      const held = lead.held(last);  // with stages: the binding stage's weights and memory (techniques.held_room)
+      const roomOf = v => held.N * held.b === v.N * v.b && held.C === v.C ? v
+        : Object.assign({}, v, {C: held.C - held.N * held.b + v.N * v.b});
       // ... at the weights its own steady state streams (techniques.capacity_weights): the sequences filling the
       // room at the mean context, B_h, and their prompt tokens B_h T_in (1 - h_p) / (T_out - 1) make N
       const heldMean = pyMax(0.0, call("prefix_capacity_batch", Object.assign({}, roomOf(es), {S: mean, c: roomOf(es).c_h})));
@@ -488,10 +490,10 @@ const GR_SERVING = (() => {
     }
 
     if (sv.prefix_hit > 0) {  // prefix caching: the weights and the cache a GPU holds, the shared prefix held once
-      const held = lead.at(null, last);
+      const held = lead.held(last);
       const fits = h => {
         const x = M.physical("prefix_capacity_batch", call("prefix_capacity_batch", Object.assign({}, e,
-          {N: held.N, b: held.b, c: held.c}, h)), "floor")[0];
+          {N: held.N, b: held.b, c: held.c, C: held.C}, h)), "floor")[0];
         return x === null ? null : Math.max(0, Math.floor(x));
       };
       const c0 = fits({h_p: 0.0}), c1 = fits({});

@@ -181,7 +181,7 @@ def root(context, missing=missing):
             yield escape(t_6(environment, environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'stage_layers')))
             yield ' (an engine gives the first stages the extra layers).\nThe busiest stage sets each '
             yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
-            yield "'s memory and its share of a round, so n<sub>PP</sub> in these formulas is the layers over its layers,\nL / ⌈L / "
+            yield "'s share of a round, so n<sub>PP</sub> in the time formulas is the layers over its layers,\nL / ⌈L / "
             yield escape(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'pp'))
             yield '⌉ = '
             yield escape(t_3(t_11(environment, environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'stage_layers'))))
@@ -192,6 +192,38 @@ def root(context, missing=missing):
             yield ', not '
             yield escape(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'pp'))
             yield '.</p>\n'
+        if environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'stage_memory'):
+            pass
+            yield '<p>The stages do not hold the same memory: the first also holds the input embedding'
+            if environment.getattr(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'stage_memory'), 'dense_first'):
+                pass
+                yield ' (and the dense first layers, lighter than the MoE ones)'
+            yield ', the last the output head'
+            if environment.getattr(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'stage_memory'), 'tied'):
+                pass
+                yield ' (its own copy of the tied embedding)'
+            yield ' and the final norm, and it alone computes the logits'
+            if environment.getattr(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'stage_memory'), 'bounded'):
+                pass
+                yield '; the global layers, which cache the whole context, fall unevenly on the stages'
+            yield '.\nWhat a replica holds is what the stage that holds the fewest tokens holds: stage '
+            yield escape(environment.getattr(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'stage_memory'), 'stage'))
+            yield ' of '
+            yield escape(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'pp'))
+            if environment.getattr(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'stage_memory'), 'bounded'):
+                pass
+                yield ' within every window (at a longer context the stage with more global layers may bind: each capacity takes the stage that binds at its context)'
+            yield '.\nIts weights and cache are N<sub>b,g</sub> and c<sub>b,g</sub> in the table, and the memory formulas (the capacities of chapter '
+            yield escape(environment.getattr((undefined(name='ch') if l_0_ch is missing else l_0_ch), 's4'))
+            yield ', the memory a '
+            yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
+            yield ' needs) divide the weights by n<sub>PW</sub> = '
+            yield escape(t_10(environment.getattr(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'stage_memory'), 'n_pw')))
+            yield ' and the cache by n<sub>PK</sub> = '
+            yield escape(t_10(environment.getattr(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'stage_memory'), 'n_pk')))
+            yield ' (the time formulas by n<sub>PP</sub> = '
+            yield escape(t_10(environment.getattr(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'stage_memory'), 'n_pp')))
+            yield ').</p>\n'
         yield '<p>Times, FLOPs, bytes and intensities are one '
         yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
         yield "'s during a decode round of its replica (the "
@@ -200,7 +232,7 @@ def root(context, missing=missing):
         yield escape(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'replica_gpus'))
         yield ' '
         yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
-        yield escape(('s' if (environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'replica_gpus') > 1) else cond_expr_undefined("the inline if-expression on line 19 in 'sections/s1_waiting.html.j2' evaluated to false and no else section was defined.")))
+        yield escape(('s' if (environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'replica_gpus') > 1) else cond_expr_undefined("the inline if-expression on line 22 in 'sections/s1_waiting.html.j2' evaluated to false and no else section was defined.")))
         yield ' holding one copy of the model);\ntoken rates are per replica at the strict bound, the interconnect included (chapter '
         yield escape(environment.getattr((undefined(name='ch') if l_0_ch is missing else l_0_ch), 's7'))
         yield ')'
@@ -393,4 +425,4 @@ def root(context, missing=missing):
     yield '</section>\n\n'
 
 blocks = {}
-debug_info = '1=104&3=116&6=120&8=123&9=127&10=144&12=150&13=152&15=166&16=183&17=185&18=196&19=200&20=205&21=215&22=235&25=266&27=275&28=277&29=279&30=284&31=286&34=292&35=303&36=314&37=320&38=322&40=325&42=327&43=330&44=338&45=348&46=359&51=363&54=366&57=369&58=382'
+debug_info = '1=104&3=116&6=120&8=123&9=127&10=144&12=150&13=152&15=166&16=183&17=185&18=195&19=210&20=217&21=228&22=232&23=237&24=247&25=267&28=298&30=307&31=309&32=311&33=316&34=318&37=324&38=335&39=346&40=352&41=354&43=357&45=359&46=362&47=370&48=380&49=391&54=395&57=398&60=401&61=414'

@@ -1,0 +1,173 @@
+"""The memory of each pipeline stage, and the stage that runs out of it first.
+
+A pipeline of pp stages gives its first L mod pp stages ceil(L/pp) layers and the others floor(L/pp)
+(:func:`stage_layers`).  The stages do not hold the same bytes: the first holds the input embedding, the last the
+output head (a copy of a tied embedding: vLLM's last rank builds its own ``lm_head`` and loads the embedding's
+weights into it) and the final norm, the layers differ (DeepSeek-V3's first three are dense, Llama 4's MoE layers
+alternate) and so does their cache (Gemma 3's global layers, one in six, fall unevenly on the stages); the last
+stage alone computes the logits (its activation workspace holds them).  Dividing the whole model by n_PP, as the
+time formulas do, over-claims the memory: Llama 3.1 70B at pp 4 puts 18.17e9 parameters on the first stage, not
+17.64e9; Gemma 3 27B at pp 4 and 128k holds 18 sequences on the stage with three global layers where an even split
+claims 21.
+
+:class:`StageLedger` counts each stage's bytes from the model's shapes and finds the stage that holds the fewest
+tokens (at a context, or within every window).  The memory formulas take that stage through two divisors and its
+room (formulas.parallel.weight_bytes_per_gpu, kv_bytes_per_token_per_gpu):
+
+- n_PW: the bytes one GPU would hold at the same tp and ep with every layer, over those of the binding stage;
+- n_PK: the cache positions a token holds over all layers, over those on the binding stage;
+- C: the memory the binding stage's GPU may use (the capacity less the engine's reserve and its own step's
+  activations: the logits on the last stage only).
+
+One stage (pp = 1): n_PW = n_PK = 1 and C the card's, exactly.  Numbers only (numpy); the formulas are SymPy's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from genreport.formulas import architecture as arch
+from genreport.load.objects import activation_workspace
+
+# Held positions per token of a stage, by layer kind: a global layer holds S, a windowed one min(S, w), a chunked
+# one min(S, c) (architecture.kv_positions_held).
+KINDS = ("global", "windowed", "chunked")
+
+
+def stage_layers(layers: int, pp: int) -> tuple[int, ...]:
+    """Layers of each pipeline stage [1]: ceil(L/pp) for the first L mod pp stages, floor(L/pp) for the others."""
+    low, extra = divmod(layers, pp)
+    return tuple(low + 1 if i < extra else low for i in range(pp))
+
+
+def layer_kinds(model) -> tuple[str, ...]:
+    """The cache kind of each layer, from 0: with ``local_layers_per_global`` p every (p+1)-th layer is global
+    (layers p, 2p+1, ...: Gemma 2's odd layers, Gemma 3's 5, 11, ...), the others windowed or chunked; without it
+    every layer is windowed (chunked) where the model has a window (chunks), global otherwise
+    (architecture.local_layers, chunked_layers)."""
+    a = model.attention
+    local = "windowed" if a.sliding_window else "chunked" if a.chunk_size else None
+    if local is None:
+        return ("global",) * model.layers
+    period = (a.local_layers_per_global or 0) + 1
+    if period == 1:
+        return (local,) * model.layers
+    return tuple("global" if (i + 1) % period == 0 else local for i in range(model.layers))
+
+
+def moe_layers(model) -> tuple[bool, ...]:
+    """Whether each layer's FFN is routed (architecture.moe_layer_count: after ``first_dense_layers``, every
+    ``layer_step``-th)."""
+    if model.moe is None:
+        return (False,) * model.layers
+    f, k = model.moe.first_dense_layers, max(1, model.moe.layer_step)
+    return tuple(i >= f and (i - f + 1) % k == 0 for i in range(model.layers))
+
+
+@dataclass(frozen=True)
+class StageLedger:
+    """Each stage's bytes on one of its GPUs and its cache positions per token, and what each GPU may use."""
+
+    held: tuple[float, ...]  # weight bytes one GPU of each stage holds (the shapes, each tensor class in its format)
+    flat: float  # the bytes one GPU would hold at the same tp and ep with every layer (the formulas' at n_PW = 1)
+    kinds: tuple[tuple[int, int, int], ...]  # global, windowed and chunked layers of each stage
+    room: tuple[float, ...]  # memory each stage's GPU may use for weights and cache [B]
+    window: float
+    chunk: float
+
+    @property
+    def stages(self) -> int:
+        return len(self.held)
+
+    def positions(self, context=None) -> np.ndarray:
+        """Cache positions one token holds on each stage (axis 0) at ``context`` (axis 1 where an array): the
+        layers themselves within every window (context None, or 0: the c of a token within the windows)."""
+        k = np.asarray(self.kinds, dtype=float)
+        if context is None:
+            return k.sum(axis=1)
+        s = np.atleast_1d(np.asarray(context, dtype=float))
+        held = (k[:, 0:1] * s + k[:, 1:2] * np.minimum(s, self.window or np.inf)
+                + k[:, 2:3] * np.minimum(s, self.chunk or np.inf))
+        return np.where(s > 0, held / np.where(s > 0, s, 1.0), k.sum(axis=1)[:, None])
+
+    def binding(self, context=None) -> np.ndarray:
+        """The stage whose GPUs hold the fewest tokens (the first of equals), at each context."""
+        pos = self.positions(context)
+        free = np.asarray(self.room) - np.asarray(self.held)
+        free = free if pos.ndim == 1 else free[:, None]
+        return np.argmin(free / pos, axis=0)
+
+    def values(self, context=None) -> dict[str, object]:
+        """n_PW, n_PK and C of the binding stage (arrays over ``context`` where it is one)."""
+        pos = self.positions(context)
+        s = self.binding(context)
+        total = pos.sum(axis=0)
+        if pos.ndim == 1:
+            return {"n_PW": np.float64(self.flat / self.held[s]), "n_PK": np.float64(total / pos[s]),
+                    "C": np.float64(self.room[s])}
+        cols = np.arange(pos.shape[1])
+        shape = np.shape(context)
+        return {"n_PW": np.reshape(self.flat / np.asarray(self.held)[s], shape),
+                "n_PK": np.reshape(total / pos[s, cols], shape),
+                "C": np.reshape(np.asarray(self.room)[s], shape)}
+
+
+def ledger(hw, model, precision, tp: int, pp: int, ep: int = 1, redundant: int = 0) -> StageLedger:
+    """The stages of ``model`` at tp x pp (ep, ``redundant`` expert replicas) on ``hw`` in ``precision``."""
+    pc = arch.parameter_count(model)
+    d, uniform = model.hidden_size, precision.uniform
+    b_e, b_t, b_d = (precision.class_bytes(c) for c in ("embeddings", "attention", "default"))
+    if uniform:
+        b_e = b_t = b_d = precision.class_bytes("default")
+    b_x = precision.class_bytes("experts") if not uniform else b_d
+    if pc.experts_bias and pc.experts_routed and not uniform:  # the experts' biases in the default format (env)
+        b_x = ((pc.experts_routed - pc.experts_bias) * b_x + pc.experts_bias * b_d) / pc.experts_routed
+    # one layer's parameters by class, from the whole model's (the live page's twin divides the same way)
+    per_norm = 2 * d if model.norm == "layernorm" else d
+    n_layers, n_moe_all = model.layers, pc.moe_layers
+    layer_norms = (pc.norms - per_norm) / n_layers  # the final norm is the last stage's
+    attention = pc.attention / n_layers
+    dense_ffn = pc.ffn_dense / (n_layers - n_moe_all) if n_layers > n_moe_all else 0.0
+    moe_rest = (pc.experts_shared + pc.router) / n_moe_all if n_moe_all else 0.0
+    experts = pc.experts_routed / n_moe_all if n_moe_all else 0.0
+    spread = max(tp, ep)
+    held_x = (1.0 + (redundant / model.moe.experts if model.moe else 0.0)) / spread  # a GPU's share of the experts
+    routed, kinds = moe_layers(model), layer_kinds(model)
+    sizes = stage_layers(model.layers, pp)
+    head = pc.lm_head or (pc.embedding if pp > 1 else 0)  # a tied embedding: the last stage's own copy
+    held, counts, first = [], [], 0
+    for i, n in enumerate(sizes):
+        idx = range(first, first + n)
+        n_moe = sum(routed[j] for j in idx)
+        default = layer_norms * n + dense_ffn * (n - n_moe) + moe_rest * n_moe
+        emb = (pc.embedding if i == 0 else 0) + (head if i == pp - 1 else 0)
+        default += per_norm if i == pp - 1 else 0  # the final norm
+        held.append((attention * n * b_t + default * b_d + emb * b_e) / tp + experts * n_moe * b_x * held_x)
+        counts.append(tuple(sum(kinds[j] == k for j in idx) for k in KINDS))
+        first += n
+    # the same GPU with every layer: each class in its format (the formulas' b, the mean of the slice a GPU holds)
+    rest = ((pc.embedding + pc.lm_head) * b_e + pc.attention * b_t
+            + (pc.ffn_dense + pc.experts_shared + pc.router + pc.norms) * b_d)
+    flat = rest / tp + pc.experts_routed * b_x * held_x
+    seqs = getattr(hw, "max_sequences", 0) or 0
+    base = hw.capacity * (1.0 - hw.memory_reserve) - activation_workspace(model, tp, hw.max_batched_tokens, 0, ep, 1)
+    logits = float(seqs) * model.vocab_size * 4.0
+    room = tuple(base - (logits if i == pp - 1 else 0.0) for i in range(pp))
+    a = model.attention
+    return StageLedger(tuple(held), float(flat), tuple(counts), room, float(a.sliding_window or 0),
+                       float(a.chunk_size or 0))
+
+
+def stage_values(hw, model, precision, par, context=None) -> dict[str, object]:
+    """n_PW, n_PK and C at the layout ``par`` (a Parallelism; None: one GPU): exactly 1, 1 and the GPU's usable
+    memory for one stage, else the binding stage's (:class:`StageLedger`), at ``context`` where given."""
+    tp, pp, ep = (par.tp, par.pp, par.ep) if par is not None else (1, 1, 1)
+    if pp <= 1:  # env.usable_at at one stage
+        room = hw.capacity * (1.0 - hw.memory_reserve) - activation_workspace(
+            model, tp, hw.max_batched_tokens, hw.max_sequences, ep, 1)
+        one = {"n_PW": np.float64(1.0), "n_PK": np.float64(1.0), "C": np.float64(room)}
+        if context is not None and np.ndim(context):
+            return {k: np.full(np.shape(context), v) for k, v in one.items()}
+        return one
+    return ledger(hw, model, precision, tp, pp, ep, par.redundant_experts).values(context)

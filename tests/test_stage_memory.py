@@ -1,0 +1,109 @@
+"""The memory of each pipeline stage (genreport.model.stages): the stage that holds the fewest tokens sets what a
+replica holds, not the even split L / n_PP the time formulas take.
+
+Hand counts from the models' shapes (specs/models/*.yaml, their Hugging Face configs): Llama 3.1 70B (80 layers of
+855,654,400 parameters, a 128,256 x 8192 embedding and an untied head), Gemma 3 27B (62 layers, every sixth global,
+the others a 1,024-token window; a tied 262,208 x 5,376 embedding), DeepSeek-V3 (61 layers, the first three dense)."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+from genreport import evaluate
+from genreport.formulas.architecture import parameter_count
+from genreport.load.loader import _precision, load_hardware, load_model, load_report
+from genreport.load.spec import Parallelism
+from genreport.model import stages
+from genreport.model.env import usable_at
+
+ROOT = Path(__file__).resolve().parent.parent
+SPEC = """\
+kind: report
+name: stages
+title: pipeline stages
+hardware: {hw}
+model: {model}
+precision: {precision}
+parallelism: {{tp: {tp}, pp: {pp}}}
+workloads:
+  decode:
+    batch: [1, 8]
+    context: [{contexts}]
+"""
+
+
+def _spec(tmp_path, model, pp, tp=1, hw="h100-sxm", precision="bf16", contexts="4k, 128k"):
+    path = tmp_path / f"{model}-{tp}x{pp}.yaml"
+    path.write_text(SPEC.format(model=model, pp=pp, tp=tp, hw=hw, precision=precision, contexts=contexts),
+                    encoding="utf-8")
+    return load_report(path)
+
+
+def _entry(r, qid, **params):
+    return next(e.value for e in r.entries if e.id == qid and e.params == params)
+
+
+def test_llama70b_first_and_last_stages_hold_the_embedding_and_the_head():
+    """pp 4: every stage 20 layers; the first adds the embedding, the last the head and the final norm: 18,163,761,152
+    and 18,163,769,344 parameters where an even split gives 17,638,426,624."""
+    m, hw = load_model(ROOT / "specs/models/llama-3.1-70b.yaml"), load_hardware(ROOT / "specs/hardware/h100-sxm.yaml")
+    led = stages.ledger(hw, m, _precision("bf16"), tp=1, pp=4)
+    layer, vd = 855_654_400, 128256 * 8192
+    assert [h / 2 for h in led.held] == [20 * layer + vd, 20 * layer, 20 * layer, 20 * layer + vd + 8192]
+    assert led.held[0] / 2 == 18_163_761_152
+    assert led.flat / 2 == parameter_count(m).total == 80 * layer + 2 * vd + 8192
+    # the last stage computes the logits: its room is max_sequences x V x 4 B less than the others'
+    assert led.room[0] - led.room[3] == hw.max_sequences * 128256 * 4
+    v = led.values()
+    assert int(led.binding()) == 3 and v["n_PW"] == led.flat / led.held[3] and v["n_PK"] == 4.0
+
+
+def test_one_stage_is_the_card_exactly():
+    m, hw = load_model(ROOT / "specs/models/gemma-3-27b.yaml"), load_hardware(ROOT / "specs/hardware/h100-sxm.yaml")
+    v = stages.stage_values(hw, m, _precision("bf16"), Parallelism(tp=2))
+    assert v["n_PW"] == 1.0 and v["n_PK"] == 1.0
+    led = stages.ledger(hw, m, _precision("bf16"), tp=2, pp=1)
+    assert led.held == (led.flat,)  # a tied embedding is held once on one stage
+
+
+def test_gemma3_27b_holds_18_sequences_of_128k_at_pp4_not_the_even_splits_21(tmp_path):
+    """Stages of 16, 16, 15 and 15 layers; the global layers 5, 11, ..., 59 fall 2, 3, 2, 3 on them.  At 131,072
+    tokens a global layer holds the whole context and a windowed one 1,024 positions.  The last stage holds 3 global
+    and 12 windowed layers, the tied embedding's copy as its head, and computes the logits: it binds, 18 sequences of
+    3 x 131,072 + 12 x 1,024 positions (8 KiB each: 16 KV heads of 128, K and V in bf16).  The even split (n_PP = 62/16,
+    the whole model's cache and weights over it, the room of a stage without the logits) claimed 21."""
+    m = load_model(ROOT / "specs/models/gemma-3-27b.yaml")
+    kinds = stages.layer_kinds(m)
+    assert [i for i, k in enumerate(kinds) if k == "global"] == list(range(5, 62, 6))
+    assert stages.stage_layers(62, 4) == (16, 16, 15, 15)
+    r = evaluate(_spec(tmp_path, "gemma-3-27b", 4))
+    hw = r.spec.hardware
+    led = stages.ledger(hw, m, r.spec.precision, tp=1, pp=4)
+    assert led.kinds == ((2, 14, 0), (3, 13, 0), (2, 13, 0), (3, 12, 0))
+    pc = parameter_count(m)
+    assert led.held[3] - led.held[2] == pytest.approx(2 * (pc.embedding + m.hidden_size), rel=1e-12)  # head, norm
+    assert int(led.binding(131072.0)[0]) == 3
+    per_layer = 2 * 16 * 128 * 2
+    held = (3 * 131072 + 12 * 1024) * per_layer
+    stage = (led.room[3] - led.held[3] * 27.009e9 / pc.total) / held  # the declared 27.009e9 (seed accounting)
+    assert _entry(r, "capacity_batch_replica", context=131072) == math.floor(stage) == 18
+    even = (usable_at(hw, m, 1, 1, 4) - 27.009e9 * 2 / (62 / 16)) / ((10 * 131072 + 52 * 1024) * per_layer / (62 / 16))
+    assert math.floor(even) == 21
+    # the chapters state the same number as the layout (one number, one place)
+    assert _entry(r, "capacity_batch", context=131072) == 18
+
+
+def test_deepseek_v3_stage_values_move_the_plan_and_the_fit_search(tmp_path):
+    """DeepSeek-V3 fp8 at tp 8 x pp 2 (its first stage has the three dense layers): the stage values the plan's rows
+    take are the ledger's, and the fit search's smallest layout holds the batch on the binding stage."""
+    r = evaluate(_spec(tmp_path, "deepseek-v3", 2, tp=8, precision="fp8", contexts="4k"))
+    led = stages.ledger(r.spec.hardware, r.spec.model, r.spec.precision, tp=8, pp=2)
+    assert int(led.binding()) == 1
+    assert _entry(r, "weight_bytes_per_gpu") == pytest.approx(671e9 / 8 * led.held[1] / led.flat, rel=1e-12)  # fp8: 1 B
+    # the memory a GPU may use at the layout is that stage's: the weights fit where they do on it
+    assert r.scalars[r.lead]["capacity"] == pytest.approx(led.room[1], rel=1e-15)
+    assert np.all(np.asarray(r.per_context[r.lead]["capacity_batch"]) == np.asarray(
+        r.parallel.per_context[r.lead]["capacity_batch_replica"]))
