@@ -23,7 +23,7 @@ SLICE_HELD = {
     "N": ("N_{b,g}", (r"N_{b,g} = \frac{N}{n_{\mathrm{TP}} \, n_{\mathrm{PW}}}",
                       r"N_{b,g} = \frac{N - N_{x} \left(1 - \frac{n_{\mathrm{TP}}}{\max(n_{\mathrm{TP}}, n_{\mathrm{EP}})}"
                       r"\right)}{n_{\mathrm{TP}} \, n_{\mathrm{PW}}}"),
-          "parameters one GPU of the stage that holds the fewest tokens holds"),
+          "parameters held by one GPU of the stage that holds the fewest tokens"),
     "c": ("c_{b,g}", (r"c_{b,g} = \frac{c}{n_{\mathrm{PK}} \, s_{\mathrm{kv}}}",) * 2,
           "KV bytes per token on that GPU"),
 }
