@@ -727,8 +727,8 @@ def test_uneven_stages_are_named_with_the_n_pp_the_formulas_use():
 
     text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", page("deepseek-v3-h200-ep8.yaml", [
         "parallelism.tp=8", "parallelism.pp=2", "parallelism.dp=1"])))
-    assert ("The 61 layers do not divide into 2 even stages: 1 stage of 31 layers and 1 of 30 (an engine gives the "
-            "first stages the extra layers).") in text
+    assert ("The 61 layers do not divide into 2 even stages: 1 stage of 31 layers and 1 of 30 (vLLM gives the extra "
+            "layers to the stages before the last, from the second-to-last back).") in text
     assert "so nPP in the time formulas is the layers over its layers, L / ⌈L / 2⌉ = 61 / 31 = 1.97, not 2." in text
     r = evaluated("deepseek-v3-h200-ep8.yaml", ["parallelism.tp=8", "parallelism.pp=2", "parallelism.dp=1"])
     assert r.frame.stage_layers == (31, 30) and r.frame.pp_split == pytest.approx(61 / 31, rel=1e-12)

@@ -490,7 +490,7 @@ class ParallelResults:
     binds: np.ndarray | None = None  # (B, S) of "compute", "bandwidth", "interconnect", "capacity", lead accounting
     estimate_binds: np.ndarray | None = None  # (B, S): the serial estimate's largest term (ESTIMATE_TERMS), or "capacity"
     prefill_estimate_binds: tuple = ()  # per prompt: the serial prefill's largest term (PREFILL_ESTIMATE_TERMS)
-    stage_layers: tuple = ()  # layers of each pipeline stage: ceil(L/pp) for the first L mod pp, floor(L/pp) after
+    stage_layers: tuple = ()  # layers of each pipeline stage (stages.stage_layers: vLLM's split)
     all_reduce: dict = field(default_factory=dict)  # one tensor-parallel all-reduce at batch 1: see _all_reduce_costs
     collective_formulas: tuple = ()  # (id, what it is, LaTeX, value or None) of the collectives this layout uses
     kernels_per_layer: float = 0.0  # k_L: the kernels of a layer, the mean over dense and MoE layers

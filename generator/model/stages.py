@@ -1,7 +1,7 @@
 """The memory of each pipeline stage, and the stage that runs out of it first.
 
-A pipeline of pp stages gives its first L mod pp stages ceil(L/pp) layers and the others floor(L/pp)
-(:func:`stage_layers`).  The stages do not hold the same bytes: the first holds the input embedding, the last the
+A pipeline of pp stages gives L mod pp of its stages ceil(L/pp) layers and the others floor(L/pp), as vLLM
+splits them (:func:`stage_layers`).  The stages do not hold the same bytes: the first holds the input embedding, the last the
 output head (a copy of a tied embedding: vLLM's last rank builds its own ``lm_head`` and loads the embedding's
 weights into it) and the final norm, the layers differ (DeepSeek-V3's first three are dense, Llama 4's MoE layers
 alternate) and so does their cache (Gemma 3's global layers, one in six, fall unevenly on the stages); the last
@@ -36,9 +36,16 @@ KINDS = ("global", "windowed", "chunked")
 
 
 def stage_layers(layers: int, pp: int) -> tuple[int, ...]:
-    """Layers of each pipeline stage [1]: ceil(L/pp) for the first L mod pp stages, floor(L/pp) for the others."""
+    """Layers of each pipeline stage [1]: floor(L/pp) each, and one more on each of the L mod pp stages before the
+    last, from the second-to-last back, as vLLM splits them (vllm/distributed/utils.py, get_pp_indices: the last stage
+    runs the final norm, the head and the sampling, the first the embedding; 61 layers over 2 stages: 31 and 30; over
+    4: 15, 15, 16, 15; 62 over 4: 15, 16, 16, 15).
+
+    >>> stage_layers(61, 4), stage_layers(80, 9)
+    ((15, 15, 16, 15), (9, 9, 9, 9, 9, 9, 9, 9, 8))
+    """
     low, extra = divmod(layers, pp)
-    return tuple(low + 1 if i < extra else low for i in range(pp))
+    return tuple(low + 1 if pp - 1 - extra <= i < pp - 1 else low for i in range(pp))
 
 
 def layer_kinds(model) -> tuple[str, ...]:

@@ -299,10 +299,10 @@ const GR_PARALLEL = (() => {
   }
 
   // ------------------------------------------------------------------ the memory of each stage (model/stages.py)
-  /** Layers of each stage: ceil(L/pp) for the first L mod pp, floor(L/pp) after (stages.stage_layers). */
+  /** Layers of each stage: floor(L/pp), one more on the L mod pp stages before the last (stages.stage_layers, vLLM). */
   function stageLayers(layers, pp) {
     const low = Math.floor(layers / pp), extra = layers % pp;
-    return Array.from({length: pp}, (_, i) => (i < extra ? low + 1 : low));
+    return Array.from({length: pp}, (_, i) => (pp - 1 - extra <= i && i < pp - 1 ? low + 1 : low));
   }
 
   /** Each layer's cache kind, 0 global, 1 windowed, 2 chunked (stages.layer_kinds); each layer routed or not. */

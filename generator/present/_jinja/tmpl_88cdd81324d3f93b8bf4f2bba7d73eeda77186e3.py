@@ -179,7 +179,7 @@ def root(context, missing=missing):
             yield escape(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'stages_other'))
             yield ' of '
             yield escape(t_6(environment, environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'stage_layers')))
-            yield ' (an engine gives the first stages the extra layers).\nThe busiest stage sets each '
+            yield ' (vLLM gives the extra layers to the stages before the last, from the second-to-last back).\nThe busiest stage sets each '
             yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
             yield "'s share of a round, so n<sub>PP</sub> in the time formulas is the layers over its layers,\nL / ⌈L / "
             yield escape(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'pp'))
