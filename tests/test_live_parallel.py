@@ -16,7 +16,7 @@ from shared import evaluated_to_read
 from test_live_model import compare_decision
 
 SPECS = Path(__file__).resolve().parent.parent / "specs"
-SCRIPTS = ("formulas.js", "model.js", "parallel.js")
+SCRIPTS = ("fmt.js", "formulas.js", "model.js", "parallel.js")  # fmt.js: the notes' numbers, as the page writes them
 PARALLEL = ("llama70b-h100-tp2.yaml", "llama70b-h100-tp8.yaml", "llama405b-h200-fp8-tp8.yaml",
             "deepseek-v3-h200-ep8.yaml", "mixtral8x22b-h100-tp8-ep8.yaml")
 pytestmark = needs_node
@@ -47,6 +47,8 @@ FIXED = [  # what-ifs the random ones seldom draw: no layout fits, training on a
     ("llama70b-h100-tp8.yaml", ["parallelism.tp=16", "hardware.node.scale_out.latency=10 us"]),
     # the memory of each pipeline stage (genreport.model.stages): Gemma 3's global layers fall unevenly on four
     # stages, which one binds moves with the context; DeepSeek-V3's dense first layers and embedding on the first
+    # PCIe cards (domain 1, no scale-out network): the group's link at its rate, which a shared fabric only lowers
+    ("llama70b-h100-tp2.yaml", ["hardware=l40s", "precision=fp8", "parallelism.tp=2", "parallelism.pp=4"]),
     ("llama70b-h100-tp2.yaml", ["model=gemma-3-27b", "parallelism.tp=1", "parallelism.pp=4",
                                 "workloads.decode.context=[512, 4k, 128k]"]),
     ("deepseek-v3-h200-ep8.yaml", ["parallelism.pp=2", "parallelism.tp=8", "parallelism.ep=8", "parallelism.dp=1"]),

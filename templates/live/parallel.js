@@ -49,7 +49,15 @@ const GR_PARALLEL = (() => {
     GROUPS.forEach(g => {
       const tier = par[g] === 1 ? "none" : span[g] <= size || !down ? "scale-up" : "scale-out";
       const link = tier === "scale-out" ? down : hw.link;
-      if (tier === "scale-up" && span[g] > size) {
+      if (tier === "scale-up" && span[g] > size && size === 1 && hw.link) {
+        // a link with no peer at its full rate (PCIe cards: domain 1) and nothing else (layout.choose_links)
+        const noun = hw.noun || "GPU";
+        notes.add(`the ${g} group's ${span[g]} ${noun}s reach each other over ${hw.link.short_name}, whose spec gives no `
+          + `domain of peers at its full rate (domain 1) and no scale-out network: its ${g} traffic is counted on it at `
+          + `${typeof GR_FMT !== "undefined" ? GR_FMT.bandwidth(hw.link.bandwidth_per_direction)  // the page loads fmt.js first
+            : hw.link.bandwidth_per_direction + " B/s"} per direction a ${noun}, which a shared fabric (PCIe `
+          + "switches, the CPUs' links) can only lower, so the bound stays a lower bound");
+      } else if (tier === "scale-up" && span[g] > size) {
         notes.add(`the ${g} group spans ${span[g]} ${hw.noun || "GPU"}s, more than the ${size} of one scale-up domain, but ${hw.title}'s `
           + `spec has no scale-out network (node.scale_out): its ${g} traffic is counted on the scale-up link, so the `
           + "bound stays a lower bound");
