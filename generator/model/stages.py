@@ -1,10 +1,10 @@
 """The memory of each pipeline stage, and the stage that runs out of it first.
 
 A pipeline of pp stages gives L mod pp of its stages ceil(L/pp) layers and the others floor(L/pp), as vLLM
-splits them (:func:`stage_layers`).  The stages do not hold the same bytes: the first holds the input embedding, the last the
-output head (a copy of a tied embedding: vLLM's last rank builds its own ``lm_head`` and loads the embedding's
-weights into it) and the final norm, the layers differ (DeepSeek-V3's first three are dense, Llama 4's MoE layers
-alternate) and so does their cache (Gemma 3's global layers, one in six, fall unevenly on the stages); the last
+splits them (:func:`stage_layers`).  The stages do not hold the same bytes: the first holds the input
+embedding, the last the output head (a copy of a tied embedding: vLLM's last rank builds its own ``lm_head`` and
+loads the embedding's weights into it) and the final norm, the layers differ (DeepSeek-V3's first three are dense,
+Llama 4's MoE layers alternate) and so does their cache (Gemma 3's global layers, one in six, fall unevenly on the stages); the last
 stage alone computes the logits (its activation workspace holds them).  Dividing the whole model by n_PP, as the
 time formulas do, over-claims the memory: Llama 3.1 70B at pp 4 puts 18.17e9 parameters on the first stage, not
 17.64e9; Gemma 3 27B at pp 4 and 128k holds 18 sequences on the stage with three global layers where an even split
@@ -82,10 +82,6 @@ class StageLedger:
     room: tuple[float, ...]  # memory each stage's GPU may use for weights and cache [B]
     window: float
     chunk: float
-
-    @property
-    def stages(self) -> int:
-        return len(self.held)
 
     def positions(self, context=None) -> np.ndarray:
         """Cache positions one token holds on each stage (axis 0) at ``context`` (axis 1 where an array): the
