@@ -10,7 +10,7 @@ import genreport.formulas
 import pytest
 
 MODULES = sorted({f"genreport.formulas.{m.name}" for m in pkgutil.iter_modules(genreport.formulas.__path__)}
-                 | {"genreport.load.units", "genreport.present.fmt", "genreport.model.measured"})
+                 | {"genreport.load.units", "genreport.present.fmt", "genreport.model.measured", "genreport.model.stages"})
 
 
 @pytest.mark.parametrize("name", MODULES)
