@@ -15,8 +15,8 @@ from functools import lru_cache
 
 import numpy as np
 from genreport.formulas import architecture as arch
-from genreport.load.objects import activation_workspace
 from genreport.load.spec import WEIGHT_CLASSES, Hardware, Model, Parallelism, Precision
+from genreport.model.stages import stage_values, usable_at  # noqa: F401 - usable_at re-exported
 
 ONE_CARD = Parallelism()
 
@@ -274,8 +274,6 @@ class Env:
         cut = self.cut
         if cut.pp <= 1 or self.hw is None:
             return env
-        from genreport.model.stages import stage_values
-
         st = stage_values(self.hw, self.model, self.precision, self.layout,
                           None if context is None or not arch.bounded_layers(self.model) else context)
         env["N"] = env["N"] * cut.split / st["n_PW"]
@@ -554,15 +552,6 @@ def card_values(hw: Hardware, model: Model, precision, accounting: str, activati
         "V": float(model.vocab_size), "G": model.heads / model.kv_heads,
         "b": b, "b_kv": b_kv, "c": arch.kv_bytes_per_token(model, b_kv), "a": activation_bytes,
     }
-
-
-def usable_at(hw: Hardware, model: Model, tp: int, ep: int = 1, pp: int = 1) -> float:
-    """Memory the model may use on one GPU of a layout with tensor-, expert- and pipeline-parallel degrees ``tp``,
-    ``ep``, ``pp`` [B]: the capacity less the engine's reserve and one step's activations there
-    (formulas.memory.activation_workspace / activation_workspace_moe: the FFN's share split tp ways, an expert's
-    intermediate max(tp / ep, 1) ways; the logits on the last stage).  At the report's layout it is ``hw.usable``."""
-    return hw.capacity * (1.0 - hw.memory_reserve) - activation_workspace(model, tp, hw.max_batched_tokens,
-                                                                            hw.max_sequences, ep, pp)
 
 
 def routed_parameters(values: dict, pc: arch.ParameterCount, accounting: str) -> float:

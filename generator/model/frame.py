@@ -81,9 +81,10 @@ def frame(r) -> Frame:
         led = stages.ledger(r.spec.hardware, r.spec.model, r.spec.precision, par.tp, par.pp, par.ep,
                             par.redundant_experts)
         values = led.values()
-        stage_memory = {"stage": int(led.binding()) + 1, "n_pp": pipeline_split(r.spec.model.layers, par.pp), "n_pw": float(values["n_PW"]),
-                        "n_pk": float(values["n_PK"]), "tied": bool(r.spec.model.tied_embeddings),
-                        "bounded": bounded, "dense_first": bool(r.spec.model.moe and r.spec.model.moe.first_dense_layers)}
+        m = r.spec.model
+        stage_memory = {"stage": int(led.binding()) + 1, "n_pp": pipeline_split(m.layers, par.pp),
+                        "n_pw": float(values["n_PW"]), "n_pk": float(values["n_PK"]), "tied": bool(m.tied_embeddings),
+                        "bounded": bounded, "dense_first": bool(m.moe and m.moe.first_dense_layers)}
     one = r.one_card.get(r.lead, {})
     one_card = {}
     if one:
@@ -94,7 +95,7 @@ def frame(r) -> Frame:
                  names={k: SLICE_LATEX[k] for k in changed}, plain={k: PLAIN[k] for k in changed},
                  slices=slices, one_card=one_card, kv_card=float(lead.card["c"]),
                  prompt_group=prompt_group_of(par) if moe else 1.0,
-                 **_uneven_stages(r.parallel), stage_memory=stage_memory if par.pp > 1 else {},
+                 **_uneven_stages(r.parallel), stage_memory=stage_memory,
                  collectives=tuple(words for degree, words in ((par.tp, "tensor-parallel all-reduces"),
                                                              # none where ep <= tp: each GPU of a replica then
                                                              # holds its tp share of every expert (the ledgers'

@@ -544,8 +544,8 @@ def min_gpus_to_fit(q, values: dict, model: Model, batch, context, capacity, max
     """Smallest tp x pp (then the smaller pp; pp divides the layers or is a power of two) whose per-GPU memory holds
     the weights and B x S of KV: with stages, on the stage that holds the fewest tokens (genreport.model.stages).
 
-    ``capacity``: the memory per GPU [B], or a function of (tp, pp) giving the memory formulas' values there: a
-    number (the memory one GPU may use) or a dict of n_PW, n_PK and C over the contexts (:func:`stage_capacity`).
+    ``capacity``: a function of (tp, pp) giving the memory formulas' n_PW, n_PK and C there, over the contexts
+    (:func:`stage_capacity`).
     Returns (gpus, tp, pp) arrays over (batch, context); nan / 0 where no layout up to ``max_gpus`` fits.
     """
     batch = np.asarray(batch, dtype=float)[:, None]
@@ -559,8 +559,7 @@ def min_gpus_to_fit(q, values: dict, model: Model, batch, context, capacity, max
     for g, p, t in layouts:
         if np.all(np.isfinite(best)):
             break
-        room = capacity(t, p) if callable(capacity) else capacity
-        held = room if isinstance(room, dict) else {"n_PW": 1.0, "n_PK": 1.0, "C": room}
+        held = capacity(t, p)
         v = dict(values, n_TP=float(t), n_PP=pipeline_split(model.layers, p), n_St=float(p), n_EP=1.0, rho_x=0.0,
                  s_kv=1.0 if model.attention.kind == "mla" else float(min(t, model.kv_heads)), B=batch, S=context,
                  n_PW=held["n_PW"], n_PK=held["n_PK"])
@@ -574,14 +573,8 @@ def stage_capacity(hw: Hardware, model: Model, precision: Precision, context):
     """The ``capacity`` of :func:`min_gpus_to_fit` for ``hw``: at tp x pp (ep 1) the memory one GPU may use (the
     activation workspace's FFN share splits tp ways), with stages the n_PW, n_PK and C of the stage that holds the
     fewest tokens at each context (row vectors, as the search's contexts)."""
-    ctx = np.asarray(context, dtype=float)[None, :]
-
-    def at(t: int, p: int):
-        if p <= 1:
-            return usable_at(hw, model, t, 1, 1)
-        return stages.stage_values(hw, model, precision, Parallelism(tp=t, pp=p),
-                                   ctx if arch.bounded_layers(model) else None)
-    return at
+    ctx = np.asarray(context, dtype=float)[None, :] if arch.bounded_layers(model) else None
+    return lambda t, p: stages.stage_values(hw, model, precision, Parallelism(tp=t, pp=p), ctx if p > 1 else None)
 
 
 def evaluate_parallel(r) -> ParallelResults:

@@ -116,6 +116,16 @@ class StageLedger:
                 "C": np.reshape(np.asarray(self.room)[s], shape)}
 
 
+def usable_at(hw, model, tp: int, ep: int = 1, pp: int = 1) -> float:
+    """Memory the model may use on one GPU of a layout with tensor-, expert- and pipeline-parallel degrees ``tp``,
+    ``ep``, ``pp`` [B]: the capacity less the engine's reserve and one step's activations there
+    (formulas.memory.activation_workspace / activation_workspace_moe: the FFN's share split tp ways, an expert's
+    intermediate max(tp / ep, 1) ways; the logits where pp divides the layers, as ``hw.usable`` counts them at the
+    spec's layout).  With stages the memory formulas take each stage's own room instead (:func:`ledger`)."""
+    return hw.capacity * (1.0 - hw.memory_reserve) - activation_workspace(model, tp, hw.max_batched_tokens,
+                                                                            hw.max_sequences, ep, pp)
+
+
 def ledger(hw, model, precision, tp: int, pp: int, ep: int = 1, redundant: int = 0) -> StageLedger:
     """The stages of ``model`` at tp x pp (ep, ``redundant`` expert replicas) on ``hw`` in ``precision``."""
     pc = arch.parameter_count(model)
@@ -166,10 +176,8 @@ def stage_values(hw, model, precision, par, context=None) -> dict[str, object]:
     """n_PW, n_PK and C at the layout ``par`` (a Parallelism; None: one GPU): exactly 1, 1 and the GPU's usable
     memory for one stage, else the binding stage's (:class:`StageLedger`), at ``context`` where given."""
     tp, pp, ep = (par.tp, par.pp, par.ep) if par is not None else (1, 1, 1)
-    if pp <= 1:  # env.usable_at at one stage
-        room = hw.capacity * (1.0 - hw.memory_reserve) - activation_workspace(
-            model, tp, hw.max_batched_tokens, hw.max_sequences, ep, 1)
-        one = {"n_PW": np.float64(1.0), "n_PK": np.float64(1.0), "C": np.float64(room)}
+    if pp <= 1:
+        one = {"n_PW": np.float64(1.0), "n_PK": np.float64(1.0), "C": np.float64(usable_at(hw, model, tp, ep, 1))}
         if context is not None and np.ndim(context):
             return {k: np.full(np.shape(context), v) for k, v in one.items()}
         return one
