@@ -65,6 +65,7 @@ PARALLEL_ENTRIES: tuple[Entry, ...] = (
     Entry("n_St", r"n_{\mathrm{st}}", "1", "pipeline stages pp: micro-batches in flight, and whether there are stages to send between"),
     Entry("n_PW", r"n_{\mathrm{PW}}", "1", "pipeline split of the weights held: the bytes one GPU would hold with every layer over those of the stage that holds the fewest tokens (its layers, the first stage's embedding, the last stage's head); 1 for one stage"),
     Entry("n_PK", r"n_{\mathrm{PK}}", "1", "pipeline split of the KV cache held: the cache positions a token holds over all layers over those on the stage that holds the fewest tokens (its global, windowed and chunked layers); 1 for one stage"),
+    Entry("n_PT", r"n_{\mathrm{PT}}", "1", "pipeline split of the training state: a GPU's parameters with every layer over those of the stage that holds the most (the first stage's embedding, the last stage's head), the dense and the routed parameters each at their heaviest stage, the smaller split of the two taken; 1 for one stage"),
     Entry("n_EP", r"n_{\mathrm{EP}}", "1", "expert-parallel degree: GPUs of the tp x dp group that split the routed experts"),
     Entry("n_DP", r"n_{\mathrm{DP}}", "1", "data-parallel degree: replicas of the tp x pp group"),
     Entry("T_w", r"T_{w}", "token", "tokens one engine step may batch (vLLM max_num_batched_tokens): the step whose activations the engine sets aside"),
@@ -200,7 +201,7 @@ AT_MOST_ONE = frozenset({"e_m", "e_g", "eta_P", "eta_W"})
 # shares and flags) are 0 in specs that do not have what they count.
 ABOVE_ZERO = frozenset(
     {e.name for e in ALL_ENTRIES if e.unit in ("B/s", "FLOP/s")}
-    | {"C", "L", "d", "H_q", "H_kv", "d_h", "d_ff", "V", "G", "b", "b_kv", "B", "T", "n", "m", "n_TP", "n_PP", "n_PW", "n_PK", "n_St",
+    | {"C", "L", "d", "H_q", "H_kv", "d_h", "d_ff", "V", "G", "b", "b_kv", "B", "T", "n", "m", "n_TP", "n_PP", "n_PW", "n_PK", "n_PT", "n_St",
        "n_EP", "n_DP", "n_g", "n_u", "n_uTP", "n_uEP", "E_x", "k_e", "d_fx", "b_a", "T_o", "T_in", "T_out", "n_v",
        "n_S", "theta"} | AT_MOST_ONE)
 

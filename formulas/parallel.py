@@ -68,6 +68,7 @@ TIERS = ("two tiers: NCCL's hierarchical all-reduce (reduce-scatter in the node,
 E_x = sym("E_x")
 n_St = sym("n_St")
 n_PW, n_PK = sym("n_PW"), sym("n_PK")  # the pipeline splits of the memory held (genreport.model.stages)
+n_PT = sym("n_PT")  # the pipeline split of the training state (the stage that holds the most parameters)
 W_TP, a_TP, W_PP, a_PP, W_EP, a_EP, W_DP, a_DP = (
     sym(x) for x in ("W_TP", "alpha_TP", "W_PP", "alpha_PP", "W_EP", "alpha_EP", "W_DP", "alpha_DP"))
 W_c, tau_c, W_s, tau_s, s_TP, W_cTP, W_sTP, W_cPP, W_cEP, W_cDP, u_x = (
@@ -945,12 +946,13 @@ def expert_data_parallel():
     return n_TP * n_DP / expert_split()
 
 
-def _training_shares():
+def _training_shares(stages=n_PP):
     """((parameters, data-parallel group), ...) of one GPU's slice [1]: the dense part (N - N_x) / (n_TP n_PP) over
     n_DP, the routed experts N_x / (max(n_TP, n_EP) n_PP) over :func:`expert_data_parallel` (as weight_bytes_per_gpu
     splits them, DeepSpeed-MoE and Megatron-Core keep an expert's gradients and optimizer state on the expert's
-    data-parallel group)."""
-    return (((N - N_x) / (n_TP * n_PP), n_DP), (N_x / (expert_split() * n_PP), expert_data_parallel()))
+    data-parallel group).  ``stages``: n_PT for the state a GPU holds (the stage with the most parameters: the first
+    holds the embedding, the last the head), n_PP for the busiest stage's traffic."""
+    return (((N - N_x) / (n_TP * stages), n_DP), (N_x / (expert_split() * stages), expert_data_parallel()))
 
 
 def training_state_per_gpu(stage: int):
@@ -959,12 +961,14 @@ def training_state_per_gpu(stage: int):
     0 (plain data parallel): (k_w + k_g + k_o) N;  1: optimizer sharded, (k_w + k_g + k_o/n_DP) N;
     2: gradients too, (k_w + (k_g + k_o)/n_DP) N;  3 (= FSDP full shard): everything, (k_w + k_g + k_o) N / n_DP;
     N the GPU's slice, the routed experts split max(n_TP, n_EP) ways and sharded over their own data-parallel group
-    (:func:`_training_shares`; the dense model's N / (n_TP n_PP) over n_DP).
+    (:func:`_training_shares`; the dense model's N / (n_TP n_PT) over n_DP), on the pipeline stage that holds the
+    most parameters (n_PT: Llama 3.1 70B at pp 4 holds 18.16e9 on its first and last stages, not 80 / 4 layers'
+    17.64e9; genreport.model.stages.training_split).
     """
     def per_param(n):
         return {0: k_w + k_g + k_o, 1: k_w + k_g + k_o / n, 2: k_w + (k_g + k_o) / n, 3: (k_w + k_g + k_o) / n}[stage]
 
-    return sum(per_param(n) * params for params, n in _training_shares())
+    return sum(per_param(n) * params for params, n in _training_shares(n_PT))
 
 
 def training_grad_comm_time():

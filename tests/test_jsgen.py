@@ -51,7 +51,7 @@ RANGES = {
     "T": (1, 1e6, True), "n": (64, 1e5, True), "m": (64, 1e5, True), "c": (1e3, 1e7, False), "a": (1e3, 1e8, False),
     "k": (2, 20, False), "F": (1e9, 1e18, False), "Q": (1e6, 1e13, False), "t": (1e-6, 1e3, False),
     "eta_P": (0.01, 1, False), "eta_W": (0.01, 1, False),
-    "n_TP": (1, 64, True), "n_PP": (1, 64, False), "n_PW": (1, 64, False), "n_PK": (1, 64, False), "n_St": (1, 64, True), "n_EP": (1, 64, True), "n_DP": (1, 1024, True),
+    "n_TP": (1, 64, True), "n_PP": (1, 64, False), "n_PW": (1, 64, False), "n_PK": (1, 64, False), "n_PT": (1, 64, False), "n_St": (1, 64, True), "n_EP": (1, 64, True), "n_DP": (1, 1024, True),
     "n_g": (1, 1024, True), "Z_g": (1, 1e10, False), "W_x": (1e9, 1e12, False), "alpha": (1e-7, 1e-4, False),
     "W_TP": (1e9, 1e12, False), "W_PP": (1e9, 1e12, False), "W_EP": (1e9, 1e12, False), "W_DP": (1e9, 1e12, False),
     "alpha_TP": (1e-7, 1e-4, False), "alpha_PP": (1e-7, 1e-4, False), "alpha_EP": (1e-7, 1e-4, False),

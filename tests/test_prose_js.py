@@ -127,9 +127,11 @@ def test_committed_specs_windows_and_moe_match():
     assert "only in the leaner recipe" in by_name[("llama8b-h100", tuple(WINDOWS[-2][1]))]["training_lines"][0]
     # at a layout, each GPU's share under page 1's recipe and ZeRO stage (seed 000's 70e9 parameters, bf16-grads: 2 B
     # of weights, 2 of gradients and 12 of fp32 Adam state; ZeRO-2 shards the last two over dp 2: 2 + 14 / 2 = 9 B a
-    # parameter over the tp 2 x pp 4 GPUs of a replica, 70e9 x 9 / 8 = 78.75 GB on each GPU)
+    # parameter over tp 2 on the stage that holds the most of pp 4, the last (20 layers, the head and the final norm:
+    # n_PT = 3.884 by the shapes), 70e9 x 9 / (2 x 3.884) = 81.1 GB on each GPU, not 80 / 4 layers' 78.75 GB)
     assert ("would not fit in 141 GiB (at least 8 cards' memory); at this layout each GPU holds its share: the "
-            "bf16-grads recipe with ZeRO-2 leaves 78.75 GB on each GPU, which fits before activations") in by_name[
+            "bf16-grads recipe with ZeRO-2 leaves 81.1 GB on each GPU of the stage that holds the most parameters, which "
+            "fits before activations") in by_name[
         ("seed000-70b-h200", ("parallelism.tp=2", "parallelism.pp=4", "parallelism.dp=2"))]["training_lines"][0]
     assert "even the leanest, ZeRO-3, leaves 560 GB on each GPU: it does not fit" in by_name[
         ("seed000-70b-h100", ("parallelism.tp=2",))]["training_lines"][0]

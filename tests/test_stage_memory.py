@@ -109,3 +109,31 @@ def test_deepseek_v3_stage_values_move_the_plan_and_the_fit_search(tmp_path):
     assert r.scalars[r.lead]["capacity"] == pytest.approx(led.room[1], rel=1e-15)
     assert np.all(np.asarray(r.per_context[r.lead]["capacity_batch"]) == np.asarray(
         r.parallel.per_context[r.lead]["capacity_batch_replica"]))
+
+
+def test_training_state_is_the_heaviest_stages():
+    """The training state a GPU holds is its stage's (n_PT): Llama 3.1 70B at pp 4 has 18,163,769,344 parameters on
+    the last stage (20 layers, the head, the final norm) and 18,163,761,152 on the first (20 layers, the embedding),
+    where 80 / 4 layers' share of the whole model is 17,638,426,624; ZeRO-0 at tp 2 holds 16 B for each of the last
+    stage's parameters on each of its GPUs, in the seed accounting's 70.6e9 (the shapes' ratio).  A mixture of experts
+    takes its dense and routed parameters each at their heaviest stage (DeepSeek-V3 at pp 2: the first stage's
+    embedding and dense layers, the second's 30 routed layers of 58), never less than any stage holds."""
+    m = load_model(ROOT / "specs/models/llama-3.1-70b.yaml")
+    layer, vd, total = 855_654_400, 128256 * 8192, 70_553_706_496
+    assert stages.training_split(m, 4) == total / (20 * layer + vd + 8192)
+    assert stages.training_split(m, 1) == 1.0
+    r = evaluate(load_report(ROOT / "specs/llama8b-h100.yaml", [
+        "model=llama-3.1-70b", "parallelism.tp=2", "parallelism.pp=4", "workloads.training.micro_batch_tokens=4k"]))
+    zero0 = next(v for q, p, v in r.parallel.training["seed"]
+                 if q == "training_state_per_gpu_zero0" and p.get("recipe") == "bf16-grads")
+    assert zero0 == pytest.approx(16 * 70.6e9 * (20 * layer + vd + 8192) / total / 2, rel=1e-12)
+    assert zero0 > 16 * 70.6e9 / 4 / 2  # the even split under-counted it by 3%
+    ds = load_model(ROOT / "specs/models/deepseek-v3.yaml")
+    pc, parts = parameter_count(ds), stages.stage_parts(ds, 2)
+    assert parts.experts[1] / pc.experts_routed == pytest.approx(30 / 58, rel=1e-12)
+    dense = [parts.attention[i] + parts.default[i] + parts.embedding[i] + parts.head[i] for i in range(2)]
+    split = stages.training_split(ds, 2)
+    assert split == min((pc.total - pc.experts_routed) / max(dense), 58 / 30)
+    for i in range(2):  # the state charged is at least each stage's, dense and routed alike
+        assert (pc.total - pc.experts_routed) / split >= dense[i] * (1 - 1e-12)
+        assert pc.experts_routed / split >= parts.experts[i] * (1 - 1e-12)

@@ -276,7 +276,7 @@ def layout_values(base: dict[str, float], model: Model, par: Parallelism, links:
               # the experts' all-to-all as DeepEP runs it (engine.all_to_all: deepep), at its published shares
               "o_EP": 1.0 if k.all_to_all == "deepep" else 0.0, "e_Du": DEEPEP_NVLINK_SHARE,
               "e_Do": DEEPEP_RDMA_SHARE, "e_Dl": DEEPEP_LOW_LATENCY_SHARE})
-    v.update({"n_PW": 1.0, "n_PK": 1.0})
+    v.update({"n_PW": 1.0, "n_PK": 1.0, "n_PT": stages.training_split(model, par.pp)})
     if par.pp > 1 and hw is not None:
         v.update(stages.stage_values(hw, model, precision, par))
     v.update({"n_TP": float(par.tp), "n_PP": pipeline_split(model.layers, par.pp), "n_St": float(par.pp),

@@ -19,7 +19,8 @@ room (formulas.parallel.weight_bytes_per_gpu, kv_bytes_per_token_per_gpu):
 - C: the memory the binding stage's GPU may use (the capacity less the engine's reserve and its own step's
   activations: the logits on the last stage only).
 
-One stage (pp = 1): n_PW = n_PK = 1 and C the card's, exactly.  Numbers only (numpy); the formulas are SymPy's.
+The training state takes the stage that holds the most parameters (:func:`training_split`, n_PT).  One stage
+(pp = 1): n_PW = n_PK = n_PT = 1 and C the card's, exactly.  Numbers only (numpy); the formulas are SymPy's.
 """
 
 from __future__ import annotations
@@ -126,17 +127,23 @@ def usable_at(hw, model, tp: int, ep: int = 1, pp: int = 1) -> float:
                                                                             hw.max_sequences, ep, pp)
 
 
-def ledger(hw, model, precision, tp: int, pp: int, ep: int = 1, redundant: int = 0) -> StageLedger:
-    """The stages of ``model`` at tp x pp (ep, ``redundant`` expert replicas) on ``hw`` in ``precision``."""
+@dataclass(frozen=True)
+class StageParts:
+    """Each stage's layers and parameters by tensor class (whole tensors, before tp and ep split them)."""
+
+    kinds: tuple[tuple[int, int, int], ...]  # global, windowed and chunked layers of each stage
+    attention: tuple[float, ...]
+    default: tuple[float, ...]  # norms (the last stage's final norm too), dense FFNs, shared experts and routers
+    experts: tuple[float, ...]  # routed experts' parameters
+    embedding: tuple[float, ...]  # the input embedding: the first stage's, looked up, not streamed
+    head: tuple[float, ...]  # the output head: the last stage's (a tied embedding's own copy where pp > 1)
+
+
+def stage_parts(model, pp: int) -> StageParts:
+    """The parameters of each of ``pp`` stages of ``model`` by tensor class, one layer's share of each class divided
+    from the whole model's (parameter_count), the layers as :func:`stage_layers` splits them."""
     pc = arch.parameter_count(model)
-    d, uniform = model.hidden_size, precision.uniform
-    b_e, b_t, b_d = (precision.class_bytes(c) for c in ("embeddings", "attention", "default"))
-    if uniform:
-        b_e = b_t = b_d = precision.class_bytes("default")
-    b_x = precision.class_bytes("experts") if not uniform else b_d
-    if pc.experts_bias and pc.experts_routed and not uniform:  # the experts' biases in the default format (env)
-        b_x = ((pc.experts_routed - pc.experts_bias) * b_x + pc.experts_bias * b_d) / pc.experts_routed
-    # one layer's parameters by class, from the whole model's (the live page's twin divides the same way)
+    d = model.hidden_size
     per_norm = 2 * d if model.norm == "layernorm" else d
     n_layers, n_moe_all = model.layers, pc.moe_layers
     layer_norms = (pc.norms - per_norm) / n_layers  # the final norm is the last stage's
@@ -144,21 +151,43 @@ def ledger(hw, model, precision, tp: int, pp: int, ep: int = 1, redundant: int =
     dense_ffn = pc.ffn_dense / (n_layers - n_moe_all) if n_layers > n_moe_all else 0.0
     moe_rest = (pc.experts_shared + pc.router) / n_moe_all if n_moe_all else 0.0
     experts = pc.experts_routed / n_moe_all if n_moe_all else 0.0
-    spread = max(tp, ep)
-    held_x = (1.0 + (redundant / model.moe.experts if model.moe else 0.0)) / spread  # a GPU's share of the experts
     routed, kinds = moe_layers(model), layer_kinds(model)
     sizes = stage_layers(model.layers, pp)
     head = pc.lm_head or (pc.embedding if pp > 1 else 0)  # a tied embedding: the last stage's own copy
-    held, counts, first = [], [], 0
+    counts, att, default, exp, emb, hd, first = [], [], [], [], [], [], 0
     for i, n in enumerate(sizes):
         idx = range(first, first + n)
         n_moe = sum(routed[j] for j in idx)
-        default = layer_norms * n + dense_ffn * (n - n_moe) + moe_rest * n_moe
-        emb = (pc.embedding if i == 0 else 0) + (head if i == pp - 1 else 0)
-        default += per_norm if i == pp - 1 else 0  # the final norm
-        held.append((attention * n * b_t + default * b_d + emb * b_e) / tp + experts * n_moe * b_x * held_x)
         counts.append(tuple(sum(kinds[j] == k for j in idx) for k in KINDS))
+        att.append(attention * n)
+        default.append(layer_norms * n + dense_ffn * (n - n_moe) + moe_rest * n_moe + (per_norm if i == pp - 1 else 0))
+        exp.append(experts * n_moe)
+        emb.append(float(pc.embedding) if i == 0 else 0.0)
+        hd.append(float(head) if i == pp - 1 else 0.0)
         first += n
+    return StageParts(tuple(counts), tuple(att), tuple(default), tuple(exp), tuple(emb), tuple(hd))
+
+
+def _class_bytes(precision, pc) -> tuple[float, float, float, float]:
+    """Bytes per weight of the embeddings (and head), attention, default and routed-expert classes."""
+    uniform = precision.uniform
+    b_e, b_t, b_d = (precision.class_bytes(c) for c in ("embeddings", "attention", "default"))
+    if uniform:
+        b_e = b_t = b_d = precision.class_bytes("default")
+    b_x = precision.class_bytes("experts") if not uniform else b_d
+    if pc.experts_bias and pc.experts_routed and not uniform:  # the experts' biases in the default format (env)
+        b_x = ((pc.experts_routed - pc.experts_bias) * b_x + pc.experts_bias * b_d) / pc.experts_routed
+    return b_e, b_t, b_d, b_x
+
+
+def ledger(hw, model, precision, tp: int, pp: int, ep: int = 1, redundant: int = 0) -> StageLedger:
+    """The stages of ``model`` at tp x pp (ep, ``redundant`` expert replicas) on ``hw`` in ``precision``."""
+    pc = arch.parameter_count(model)
+    b_e, b_t, b_d, b_x = _class_bytes(precision, pc)
+    held_x = (1.0 + (redundant / model.moe.experts if model.moe else 0.0)) / max(tp, ep)  # a GPU's share of experts
+    parts = stage_parts(model, pp)
+    held = tuple((parts.attention[i] * b_t + parts.default[i] * b_d + (parts.embedding[i] + parts.head[i]) * b_e) / tp
+                 + parts.experts[i] * b_x * held_x for i in range(pp))
     # the same GPU with every layer: each class in its format (the formulas' b, the mean of the slice a GPU holds)
     rest = ((pc.embedding + pc.lm_head) * b_e + pc.attention * b_t
             + (pc.ffn_dense + pc.experts_shared + pc.router + pc.norms) * b_d)
@@ -168,8 +197,28 @@ def ledger(hw, model, precision, tp: int, pp: int, ep: int = 1, redundant: int =
     logits = float(seqs) * model.vocab_size * 4.0
     room = tuple(base - (logits if i == pp - 1 else 0.0) for i in range(pp))
     a = model.attention
-    return StageLedger(tuple(held), float(flat), tuple(counts), room, float(a.sliding_window or 0),
-                       float(a.chunk_size or 0))
+    return StageLedger(held, float(flat), parts.kinds, room, float(a.sliding_window or 0), float(a.chunk_size or 0))
+
+
+def training_split(model, pp: int) -> float:
+    """n_PT [1]: the pipeline split of the training state, the parameters one GPU would hold with every layer over
+    those of the stage that holds the most, the dense parameters (the first stage's embedding, the last stage's head:
+    a tied embedding's own copy) and the routed experts each at their heaviest stage, the smaller of the two splits
+    (the state of the heaviest stage, never less: which stage that is depends on the ZeRO stage where the experts
+    shard over their own group).  The split of each is the same at every tp and ep.
+
+    Llama 3.1 70B at pp 4: the last stage's 20 layers, head and final norm, 18,163,769,344 of 70,553,706,496
+    (3.8843, where 80 / 20 layers gives 4); 1 for one stage.
+    """
+    if pp <= 1:
+        return 1.0
+    pc = arch.parameter_count(model)
+    parts = stage_parts(model, pp)
+    dense = [parts.attention[i] + parts.default[i] + parts.embedding[i] + parts.head[i] for i in range(pp)]
+    split = (pc.total - pc.experts_routed) / max(dense)
+    if pc.experts_routed:
+        split = min(split, pc.experts_routed / max(parts.experts))
+    return float(split)
 
 
 def stage_values(hw, model, precision, par, context=None) -> dict[str, object]:

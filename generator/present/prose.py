@@ -161,13 +161,15 @@ def training_lines(r: Results) -> list[str]:
     row = next((x for x in r.decision if x["workload"] == "training" and x.get("zero") is not None), None)
     if row is not None:
         need = min(tr["cards_needed"] for tr in r.training)
+        # with stages, the stage that holds the most parameters (the embedding's or the head's: formulas n_PT)
+        gpu = "each GPU" + (" of the stage that holds the most parameters" if r.spec.parallelism.pp > 1 else "")
         text += (f"On one card its state ({'; '.join(parts)}) "
                  + (f"would not fit in {fmt.gib(cap)} (at least {need} cards' memory)" if not any(fits) else
                     f"fits in {fmt.gib(cap)}" if all(fits) else f"fits in {fmt.gib(cap)} only in the leaner recipe")
                  + "; at this layout each GPU holds its "
                  + (f"share: the {row['recipe']} recipe with ZeRO-{row['zero']} leaves {fmt.gb(row['state_bytes'])} on "
-                    "each GPU, which fits before activations." if row["fits"] else
-                    f"share, and even the leanest, ZeRO-3, leaves {fmt.gb(row['state_bytes'])} on each GPU: it does "
+                    f"{gpu}, which fits before activations." if row["fits"] else
+                    f"share, and even the leanest, ZeRO-3, leaves {fmt.gb(row['state_bytes'])} on {gpu}: it does "
                     "not fit."))
     elif not any(fits):
         need = min(tr["cards_needed"] for tr in r.training)

@@ -161,7 +161,8 @@ const GR_PARALLEL = (() => {
       E_x: m.moe ? m.moe.experts : 1.0,  // 1 for a dense model: N_x = 0 over it
       b_a: (bc === undefined ? 2.0 : bc) >= 4.0 ? 4.0 : 2.0,
       s_kv: m.attention.kind === "mla" ? 1.0 : Math.min(par.tp, m.kv_heads), k_w: split[0], k_g: split[1], k_o: split[2],
-      u_x: 1.0, m_P: 1.0, rho_x: m.moe ? (par.redundant_experts || 0) / m.moe.experts : 0.0, n_PW: 1.0, n_PK: 1.0});
+      u_x: 1.0, m_P: 1.0, rho_x: m.moe ? (par.redundant_experts || 0) / m.moe.experts : 0.0, n_PW: 1.0, n_PK: 1.0,
+      n_PT: trainingSplit(m, par.pp || 1)});
     if ((par.pp || 1) > 1) Object.assign(v, stageValues(inp, t, par, null));  // the stage that holds the fewest tokens
     if (env.perClass) {  // b: the mean bytes per weight of the slice one GPU holds
       const keep = 1.0 - (1.0 + v.rho_x) * par.tp / Math.max(par.tp, par.ep);  // held: replicas and all
@@ -326,10 +327,47 @@ const GR_PARALLEL = (() => {
     return Array.from({length: m.layers}, (_, i) => i >= f && (i - f + 1) % k === 0);
   }
 
+  /** Each stage's layers by cache kind and parameters by tensor class, whole (stages.stage_parts). */
+  function stageParts(m, pp) {
+    const pc = M.parameterCount(m), d = m.hidden_size;
+    const perNorm = m.norm === "layernorm" ? 2 * d : d, L = m.layers, nMoe = pc.moe_layers;
+    const layerNorms = (pc.norms - perNorm) / L, attention = pc.attention / L;
+    const denseFfn = L > nMoe ? pc.ffn_dense / (L - nMoe) : 0.0;
+    const moeRest = nMoe ? (pc.experts_shared + pc.router) / nMoe : 0.0, experts = nMoe ? pc.experts_routed / nMoe : 0.0;
+    const routed = routedLayers(m), kinds = layerKinds(m), sizes = stageLayers(L, pp);
+    const head = pc.lm_head || (pp > 1 ? pc.embedding : 0);  // a tied embedding: the last stage's own copy
+    const out = {kinds: [], attention: [], def: [], experts: [], embedding: [], head: []};
+    let first = 0;
+    sizes.forEach((n, i) => {
+      let moe = 0;
+      const k = [0, 0, 0];
+      for (let j = first; j < first + n; j++) { moe += routed[j] ? 1 : 0; k[kinds[j]] += 1; }
+      out.kinds.push(k);
+      out.attention.push(attention * n);
+      out.def.push(layerNorms * n + denseFfn * (n - moe) + moeRest * moe + (i === pp - 1 ? perNorm : 0));
+      out.experts.push(experts * moe);
+      out.embedding.push(i === 0 ? pc.embedding : 0.0);
+      out.head.push(i === pp - 1 ? head : 0.0);
+      first += n;
+    });
+    return out;
+  }
+
+  /** n_PT: a GPU's parameters with every layer over those of the stage that holds the most, dense and routed each
+   * at their heaviest stage, the smaller split (stages.training_split); 1 for one stage. */
+  function trainingSplit(m, pp) {
+    if (pp <= 1) return 1.0;
+    const pc = M.parameterCount(m), p = stageParts(m, pp);
+    const dense = p.attention.map((x, i) => x + p.def[i] + p.embedding[i] + p.head[i]);
+    let split = (pc.total - pc.experts_routed) / Math.max.apply(null, dense);
+    if (pc.experts_routed) split = Math.min(split, pc.experts_routed / Math.max.apply(null, p.experts));
+    return split;
+  }
+
   /** Each stage's weight bytes on one GPU, the same GPU's with every layer, its layers by cache kind and the memory it
    * may use (stages.ledger). */
   function stageLedger(inp, t, tp, pp, ep, red) {
-    const m = inp.model, p = inp.precision, hw = inp.hardware, pc = M.parameterCount(m), d = m.hidden_size;
+    const m = inp.model, p = inp.precision, hw = inp.hardware, pc = M.parameterCount(m);
     const fmt = c => (p.classes ? p.classes[c] : p.weights);
     const uniform = ["experts", "attention", "embeddings", "default"].every(c => fmt(c) === fmt("default"));
     const bytes = c => M.formatBytes(fmt(uniform ? "default" : c), p.group_size, t);
@@ -338,31 +376,15 @@ const GR_PARALLEL = (() => {
     if (!uniform && pc.experts_bias && pc.experts_routed) {
       bX = ((pc.experts_routed - pc.experts_bias) * bX + pc.experts_bias * bD) / pc.experts_routed;
     }
-    const perNorm = m.norm === "layernorm" ? 2 * d : d, L = m.layers, nMoe = pc.moe_layers;
-    const layerNorms = (pc.norms - perNorm) / L, attention = pc.attention / L;
-    const denseFfn = L > nMoe ? pc.ffn_dense / (L - nMoe) : 0.0;
-    const moeRest = nMoe ? (pc.experts_shared + pc.router) / nMoe : 0.0, experts = nMoe ? pc.experts_routed / nMoe : 0.0;
     const heldX = (1.0 + (m.moe ? red / m.moe.experts : 0.0)) / Math.max(tp, ep);
-    const routed = routedLayers(m), kinds = layerKinds(m), sizes = stageLayers(L, pp);
-    const head = pc.lm_head || (pp > 1 ? pc.embedding : 0);  // a tied embedding: the last stage's own copy
-    const held = [], counts = [];
-    let first = 0;
-    sizes.forEach((n, i) => {
-      let moe = 0;
-      const k = [0, 0, 0];
-      for (let j = first; j < first + n; j++) { moe += routed[j] ? 1 : 0; k[kinds[j]] += 1; }
-      let def = layerNorms * n + denseFfn * (n - moe) + moeRest * moe;
-      const emb = (i === 0 ? pc.embedding : 0) + (i === pp - 1 ? head : 0);
-      def += i === pp - 1 ? perNorm : 0;  // the final norm
-      held.push((attention * n * bT + def * bD + emb * bE) / tp + experts * moe * bX * heldX);
-      counts.push(k);
-      first += n;
-    });
+    const parts = stageParts(m, pp);
+    const held = parts.attention.map((x, i) => (x * bT + parts.def[i] * bD + (parts.embedding[i] + parts.head[i]) * bE) / tp
+      + parts.experts[i] * bX * heldX);
     const rest = (pc.embedding + pc.lm_head) * bE + pc.attention * bT
       + (pc.ffn_dense + pc.experts_shared + pc.router + pc.norms) * bD;
     const logits = (hw.max_sequences || 0) * m.vocab_size * 4.0;
     const base = M.usable(hw, m, {tp: tp, pp: 1, ep: ep}) + logits;  // the workspace without the logits
-    return {held: held, flat: rest / tp + pc.experts_routed * bX * heldX, kinds: counts,
+    return {held: held, flat: rest / tp + pc.experts_routed * bX * heldX, kinds: parts.kinds,
       room: held.map((_, i) => base - (i === pp - 1 ? logits : 0.0)), window: m.attention.sliding_window || 0,
       chunk: m.attention.chunk_size || 0};
   }
@@ -659,5 +681,5 @@ const GR_PARALLEL = (() => {
     promptGroup: promptGroup, decodeRows: decodeRows, stepLinks: stepLinks,
     roundBound: roundBound, roundLedgers: roundLedgers, prefillBound: prefillBound,
     layoutSlice: layoutSlice, sliceValues: sliceValues, oneCard: oneCard, replicaRates: replicaRates,
-    busiestRedundant: busiestRedundant, stageValues: stageValues, heldAt: heldAt};
+    busiestRedundant: busiestRedundant, stageValues: stageValues, heldAt: heldAt, trainingSplit: trainingSplit};
 })();

@@ -177,13 +177,15 @@ const GR_PROSE = (function () {
       : undefined;
     if (row) {
       const need = Math.min.apply(null, res.training.map(function (tr) { return tr.cards_needed; }));
+      // with stages, the stage that holds the most parameters (prose.training_lines)
+      const gpu = "each GPU" + ((inp.parallelism.pp || 1) > 1 ? " of the stage that holds the most parameters" : "");
       text += `On one card its state (${parts}) `
         + (!fits.some(Boolean) ? `would not fit in ${F.gib(cap)} (at least ${need} cards' memory)`
           : fits.every(Boolean) ? `fits in ${F.gib(cap)}` : `fits in ${F.gib(cap)} only in the leaner recipe`)
         + "; at this layout each GPU holds its "
         + (row.fits ? `share: the ${row.recipe} recipe with ZeRO-${row.zero} leaves ${F.gb(row.state_bytes)} on `
-          + "each GPU, which fits before activations."
-          : `share, and even the leanest, ZeRO-3, leaves ${F.gb(row.state_bytes)} on each GPU: it does not fit.`);
+          + `${gpu}, which fits before activations.`
+          : `share, and even the leanest, ZeRO-3, leaves ${F.gb(row.state_bytes)} on ${gpu}: it does not fit.`);
     } else if (!fits.some(Boolean)) {
       const need = Math.min.apply(null, res.training.map(function (tr) { return tr.cards_needed; }));
       text += `But its state does not fit: ${parts}, against ${F.gib(cap)} on one card, before `
