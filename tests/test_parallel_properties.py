@@ -83,7 +83,7 @@ def setups(draw, single: bool) -> dict:
     # the memory held on the stage that holds the fewest tokens (genreport.model.stages): its own layers' share, here
     # the even split (a model of identical layers, no embedding on a stage of its own)
     env.update(n_TP=float(tp), n_PP=L / math.ceil(L / pp), n_St=float(pp), n_EP=float(ep), n_DP=float(dp),
-               n_PW=L / math.ceil(L / pp), n_PK=L / math.ceil(L / pp),
+               n_PW=L / math.ceil(L / pp), n_PK=L / math.ceil(L / pp), n_PT=L / math.ceil(L / pp),
                s_kv=float(min(tp, H_kv)),
                u_x=draw(st.floats(1.0, 4.0)) if ep > 1 else 1.0,
                # replicas of an expert group wider than one whose prompts it prefills at once: 1 (a prompt alone) to
