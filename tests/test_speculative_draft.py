@@ -473,3 +473,30 @@ def test_a_draft_model_leaves_the_reports_own_precision_to_the_next_format():
     after = plan(spec.model, spec.hardware, 64, 4607, 0.05, precisions=("bf16", "int4"), **kw)
     rows = [(r.tp, r.pp, r.weight_bytes_per_gpu) for r in after.rows if r.precision == "int4"]
     assert rows and rows == [(r.tp, r.pp, r.weight_bytes_per_gpu) for r in alone.rows]
+
+
+def test_a_draft_within_one_tokenizers_padding_is_a_warning(tmp_path, capsys):
+    """Gemma 3 1B (262,144 vocabulary rows) drafting for Gemma 3 27B (262,208): one tokenizer, the embedding padded to
+    another multiple, 64 rows apart, within the 128 llama.cpp accepts (common/speculative.cpp,
+    SPEC_VOCAB_MAX_SIZE_DIFFERENCE); vLLM refuses any difference (verify_equal_vocab_size_if_draft_model).  The spec
+    loads with a warning that says both and how to run it on vLLM; the draft is counted with its own rows.  Llama 3.2
+    1B (128,256 rows) for the same target stays an error; plan --speculative takes the same rule."""
+    from genreport.commands.cli import main
+    from genreport.load.loader import VOCAB_PADDING, draft_vocabulary
+    from genreport.load.loader import load_model as _model
+
+    assert VOCAB_PADDING == 128
+    g27, g1 = _model(ROOT / "specs/models/gemma-3-27b.yaml"), _model(ROOT / "specs/models/gemma-3-1b.yaml")
+    assert (g27.vocab_size, g1.vocab_size) == (262_208, 262_144)
+    severity, message, hint = draft_vocabulary(g1, g27)
+    assert severity == "warning" and "64 rows apart" in message and "vocab_size: 262208" in hint
+    assert draft_vocabulary(_model(ROOT / "specs/models/llama-3.2-1b.yaml"), g27)[0] == "error"
+    assert draft_vocabulary(g27, g27) is None
+    spec = load_report(ROOT / "specs" / SPEC, ["model=gemma-3-27b", "serving.speculative.draft_model=gemma-3-1b"])
+    assert spec.serving.speculative.draft.vocab_size == 262_144
+    assert any("64 rows apart" in w for w in spec.warnings)
+    with pytest.raises(SpecError):
+        load_report(ROOT / "specs" / SPEC, ["model=gemma-3-27b", "serving.speculative.draft_model=llama-3.2-1b"])
+    assert main(["plan", "gemma-3-27b", "--hardware", "h100-sxm", "--context", "8k", "--max-gpus", "2",
+                 "--speculative", "3,0.7,gemma-3-1b", "--limit", "1"]) == 0
+    assert "note: the draft Gemma 3 1B has 262,144 vocabulary rows" in capsys.readouterr().out

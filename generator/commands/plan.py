@@ -261,6 +261,17 @@ def _speculative(text: str | None) -> tuple[int, float, float | str, int] | None
     return k, p, cost, n
 
 
+def _vocab_note(speculative, model) -> list[str]:
+    """The warning a draft model within one tokenizer's padding of the target's vocabulary gets (loader.draft_vocabulary),
+    as a note of the table; none for another draft."""
+    from genreport.load.loader import draft_vocabulary
+
+    draft = speculative[2] if speculative is not None and hasattr(speculative[2], "vocab_size") else None
+    vocab = draft_vocabulary(draft, model) if draft is not None and not draft.name.startswith(f"{model.name}-head-") \
+        else None
+    return [f"note: {vocab[1]}; {vocab[2]}"] if vocab is not None else []
+
+
 def _draft(speculative, model, text: str):
     """(the tuple with --speculative's draft model loaded from the catalog, the draft's own precision or None):
     the tuple unchanged where COST is a fraction; MODEL@FORMAT runs the draft in FORMAT (serving.speculative's
@@ -291,10 +302,11 @@ def _draft(speculative, model, text: str):
                        f"{name.strip() or 'llama-3.2-1b'}@fp8")
         precision = plan_precision(fmt.strip(), model)
     draft = _load("model", name.strip(), "--speculative", where=f"--speculative {text}")
-    if draft.vocab_size != model.vocab_size:
-        raise _err(f"--speculative {text}", f"the draft {draft.title} has a vocabulary of {draft.vocab_size:,} "
-                   f"tokens, the target {model.title} {model.vocab_size:,}: the target cannot verify its tokens",
-                   "name a draft with the target's tokenizer (e.g. llama-3.2-1b for llama-3.1-70b)")
+    from genreport.load.loader import draft_vocabulary
+
+    vocab = draft_vocabulary(draft, model)  # within one tokenizer's padding: a note beside the table (_vocab_note)
+    if vocab is not None and vocab[0] == "error":
+        raise _err(f"--speculative {text}", vocab[1], vocab[2])
     if draft.moe:
         raise _err(f"--speculative {text}", f"the draft {draft.title} is a mixture of experts",
                    "name a dense draft model, or give COST")
@@ -448,6 +460,7 @@ def main(argv: list[str]) -> int:
         for res in results:
             res.rows = [r for r in res.rows if r.gpus == args.gpus]
     result = merge(results, priced, order)
+    result.notes += _vocab_note(speculative, model)
     if args.format == "json":
         doc = {"model": model.name, "hardware": ",".join(g.name for g in gpus), "context": context, "batch": batch,
                "prompt": prompt, "output": output, "users": users, "tpot": tpot, "latency": tpot, "ttft": ttft,

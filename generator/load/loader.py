@@ -277,10 +277,39 @@ def is_head(draft, model) -> bool:
     """Whether ``draft`` is :func:`head_layers` of ``model`` (an EAGLE/MTP head, not a catalog draft model)."""
     return draft.name.startswith(f"{model.name}-head-")
 
+# Rows by which a draft's vocabulary may miss the target's and still be one tokenizer's, its embedding padded to
+# another multiple: llama.cpp's speculative decoding accepts up to 128 (common/speculative.cpp,
+# SPEC_VOCAB_MAX_SIZE_DIFFERENCE); Gemma 3 1B has 262,144 rows and Gemma 3 27B 262,208, Qwen2.5 0.5B 151,936 and 72B
+# 152,064 (vllm-project/vllm issue 7252).  vLLM refuses any difference (vllm/config/speculative.py,
+# verify_equal_vocab_size_if_draft_model).
+VOCAB_PADDING = 128
+
+
+def draft_vocabulary(draft, model) -> tuple[str, str, str] | None:
+    """(severity, message, hint) where a draft model's vocabulary is not its target's, None where it is: a warning
+    within :data:`VOCAB_PADDING` rows (one tokenizer, padded: the draft is counted with its own rows), an error
+    beyond (the target cannot verify its tokens).  The one rule serving.speculative.draft_model and plan's
+    --speculative apply."""
+    dv, tv = draft.vocab_size, model.vocab_size
+    if dv == tv:
+        return None
+    if abs(dv - tv) <= VOCAB_PADDING:
+        return ("warning",
+                f"the draft {draft.title} has {dv:,} vocabulary rows and the target {model.title} {tv:,}: {abs(dv - tv)} "
+                f"rows apart, within the {VOCAB_PADDING} llama.cpp accepts as one tokenizer's padding (vLLM refuses "
+                f"any difference); the draft's passes are counted with its own {dv:,} rows",
+                f"to speculate with it on vLLM, pad its embedding and head to {tv:,} rows (a model file of your own "
+                f"with vocab_size: {tv})")
+    return ("error", f"the draft {draft.title} has a vocabulary of {dv:,} tokens, the target {model.title} {tv:,}: "
+            "the target cannot verify its tokens",
+            f"name a draft of {model.title}'s family with the same tokenizer (e.g. llama-3.2-1b for llama-3.1-70b), or "
+            "give a draft cost for a head")
+
+
 def _draft(doc, serving, model, precision, sub, findings):
     """serving.speculative.draft_model resolved as a catalog model (``sub``), its precision the target's unless
-    draft_precision names one; its vocabulary must be the target's (vLLM refuses another:
-    vllm/config/speculative.py verify_equal_vocab_size_if_draft_model, called by vllm/v1/spec_decode/draft_model.py)."""
+    draft_precision names one; its vocabulary the target's, or within one tokenizer's padding of it
+    (:func:`draft_vocabulary`)."""
     spec_ = serving.speculative if serving is not None else None
     if spec_ is not None and spec_.draft_layers is not None and model is not None:
         return dataclasses.replace(serving, speculative=dataclasses.replace(
@@ -291,11 +320,9 @@ def _draft(doc, serving, model, precision, sub, findings):
     draft, _ = sub("model", path, spec_.draft_model)
     if draft is None:
         return serving
-    if model is not None and draft.vocab_size != model.vocab_size:
-        findings.add(doc.finding(path, f"the draft {draft.title} has a vocabulary of {draft.vocab_size:,} tokens, the "
-                                 f"target {model.title} {model.vocab_size:,}: the target cannot verify its tokens",
-                                 f"name a draft of {model.title}'s family with the same tokenizer (e.g. "
-                                 "llama-3.2-1b for llama-3.1-70b), or give draft_cost for a head"))
+    vocab = draft_vocabulary(draft, model) if model is not None else None
+    if vocab is not None:
+        findings.add(doc.finding(path, vocab[1], vocab[2], severity=vocab[0]))
     if draft.moe:
         findings.add(doc.finding(path, f"the draft {draft.title} is a mixture of experts: its passes' expert reads "
                                  "are not modelled", "name a dense draft model, or give draft_cost"))
