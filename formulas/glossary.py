@@ -61,8 +61,9 @@ ENTRIES: tuple[Entry, ...] = (
 # report's notation table prints, so that a report without 'parallelism' is unchanged.
 PARALLEL_ENTRIES: tuple[Entry, ...] = (
     Entry("n_TP", r"n_{\mathrm{TP}}", "1", "tensor-parallel degree: GPUs that split each layer's matrices"),
-    Entry("n_PP", r"n_{\mathrm{PP}}", "1", "pipeline split: L over the busiest stage's ceil(L/pp) layers, so that L/n_PP layers (and their share of the weights and KV cache) sit on its GPUs; the stage count pp when it divides L"),
+    Entry("n_PP", r"n_{\mathrm{PP}}", "1", "pipeline split: L over the busiest stage's ceil(L/pp) layers, so that L/n_PP layers (and their share of the weights and KV cache) sit on its GPUs, the output head on the last stage's; the stage count pp when it divides L"),
     Entry("n_St", r"n_{\mathrm{st}}", "1", "pipeline stages pp: micro-batches in flight, and whether there are stages to send between"),
+    Entry("s_st", r"s_{\mathrm{st}}", "1", "1 where the layout has pipeline stages, else 0: the output head is then the last stage's, not in the busiest stage's share of a round"),
     Entry("n_PW", r"n_{\mathrm{PW}}", "1", "pipeline split of the weights held: the bytes one GPU would hold with every layer over those of the stage that holds the fewest tokens (its layers, the first stage's embedding, the last stage's head); 1 for one stage"),
     Entry("n_PK", r"n_{\mathrm{PK}}", "1", "pipeline split of the KV cache held: the cache positions a token holds over all layers over those on the stage that holds the fewest tokens (its global, windowed and chunked layers); 1 for one stage"),
     Entry("n_PT", r"n_{\mathrm{PT}}", "1", "pipeline split of the training state: a GPU's parameters with every layer over those of the stage that holds the most (the first stage's embedding, the last stage's head), the dense and the routed parameters each at their heaviest stage, the smaller split of the two taken; 1 for one stage"),

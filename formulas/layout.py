@@ -10,6 +10,10 @@ slice is the symbol itself, so the seeds' formulas are the layout's at 1 x 1 x 1
 A decode round of a replica streams each GPU's weight slice once per micro-batch (m = min(n_PP, B)); the
 closed forms in B (the crossover batch) take the pipeline full, m = n_PP.
 
+With pipeline stages the GPU is one of the busiest stage before the last (ceil(L/pp) layers): the output head (V d
+parameters, its FLOPs, its vocabulary rows) is the last stage's (parallel.at_last_stage), so the slice leaves it out,
+s_st of it (1 with stages, 0 on one, where the one stage holds it).
+
 The numbers are computed from these expressions by :mod:`genreport.model.env` (a test checks the two agree),
 and printed by the report with the per-GPU symbols of :data:`SLICE_LATEX`.
 """
@@ -35,9 +39,11 @@ def replica_share():
 def slice_inputs() -> dict:
     """The seeds' symbols -> their per-GPU value at the layout, as SymPy expressions in the layout's symbols."""
     share = replica_share()
+    head = parallel.head_parameters() * parallel.s_st  # the last stage's, with stages
     return {
-        N: (N - N_x * (1 - (1 + rho_x) * n_TP / parallel.expert_split())) / share,  # parameters held: w_g / b
-        N_a: N_a / share, N_e: N_e / share, N_p: N_p / share, V: V / share, a: a / share,
+        N: (N - head - N_x * (1 - (1 + rho_x) * n_TP / parallel.expert_split())) / share,  # parameters: w_g / b
+        N_a: (N_a - head) / share, N_e: N_e / share, N_p: N_p / share,
+        V: V * (1 - parallel.s_st) / share, a: a / share,
         L: L / n_PP, H_q: H_q / n_TP, H_kv: H_kv / s_kv, c: c / (n_PP * s_kv),
     }
 
@@ -49,4 +55,4 @@ def sliced(expr):
 
 def at_one_card(expr):
     """``expr`` at the layout 1 x 1 x 1 x 1 (no redundant experts)."""
-    return expr.subs({n_TP: 1, n_PP: 1, n_EP: 1, s_kv: 1, sym("n_St"): 1, rho_x: 0})
+    return expr.subs({n_TP: 1, n_PP: 1, n_EP: 1, s_kv: 1, sym("n_St"): 1, sym("s_st"): 0, rho_x: 0})

@@ -69,6 +69,7 @@ E_x = sym("E_x")
 n_St = sym("n_St")
 n_PW, n_PK = sym("n_PW"), sym("n_PK")  # the pipeline splits of the memory held (genreport.model.stages)
 n_PT = sym("n_PT")  # the pipeline split of the training state (the stage that holds the most parameters)
+s_st = sym("s_st")  # 1 with pipeline stages (the output head the last stage's), 0 on one
 W_TP, a_TP, W_PP, a_PP, W_EP, a_EP, W_DP, a_DP = (
     sym(x) for x in ("W_TP", "alpha_TP", "W_PP", "alpha_PP", "W_EP", "alpha_EP", "W_DP", "alpha_DP"))
 W_c, tau_c, W_s, tau_s, s_TP, W_cTP, W_sTP, W_cPP, W_cEP, W_cDP, u_x = (
@@ -100,8 +101,8 @@ tau_c8, tau_cS, a_8TP, a_STP, a_8oTP, a_SoTP, W_lTP, W_loTP, tau_cSm, a_SmTP = (
     sym(x) for x in ("tau_c8", "tau_cS", "alpha_8TP", "alpha_STP", "alpha_8oTP", "alpha_SoTP", "W_lTP", "W_loTP",
                      "tau_cSm", "alpha_SmTP"))
 LL128_SHARE = sp.Rational(92, 100)  # NCCL src/graph/tuning.cc: busBw * 0.92 for the ring with LL128
-N, N_a, N_e, L, d, H_kv, b, c, C, P, W, B, S, T, a = (
-    sym(x) for x in ("N", "N_a", "N_e", "L", "d", "H_kv", "b", "c", "C", "P", "W", "B", "S", "T", "a"))
+N, N_a, N_e, L, d, H_kv, b, c, C, P, W, B, S, T, a, V = (
+    sym(x) for x in ("N", "N_a", "N_e", "L", "d", "H_kv", "b", "c", "C", "P", "W", "B", "S", "T", "a", "V"))
 
 
 # ----------------------------------------------------------------------------------------------- collectives
@@ -485,31 +486,59 @@ def microbatches():
 
 
 def pipelined(busy, busy_last):
-    """A round of the pipeline from the per-round ledger of a GPU [s]: max(X, ((n_PP - 1) X + X_L) / m).
+    """A round of the pipeline from the per-round ledgers of its GPUs [s]: max(X, X_L, ((n_PP - r) X + X_L) / m).
 
-    Every GPU must do its round's work (X, its busiest ledger; X_L for the last stage, which sends no
-    activations on), and each micro-batch walks the stages in turn, X/m per stage and X_L/m at the
-    last: with fewer micro-batches than stages (m < n_PP) the walk is longer than the work, the bubble of
-    Narayanan et al. SC'21 section 2.2.  Equals X on one stage.  With uneven stages X is the busiest stage's
-    (ceil(L/pp) layers) and the walk passes L layers, n_PP = L / ceil(L/pp) busiest stages' worth: at most the
-    real walk, so the bound stays a bound.
+    Every GPU must do its round's work: X on a GPU of the busiest stage before the last (its ceil(L/pp) layers, no
+    head), X_L on the last stage's (r of those layers, the output head, nothing to send on: :func:`at_last_stage`);
+    and each micro-batch walks the stages in turn, X/m per stage and X_L/m at the last: with fewer micro-batches
+    than stages (m < n_PP) the walk is longer than the work, the bubble of Narayanan et al. SC'21 section 2.2.  The
+    stages before the last hold L - floor(L/pp) layers, n_PP - r busiest stages' worth (r = :func:`last_stage_share`),
+    at most the real walk, so the bound stays a bound.  Equals X on one stage (X_L = X there).
     """
-    return sp.Max(busy, ((n_PP - 1) * busy + busy_last) / microbatches())
+    return sp.Max(busy, busy_last, ((n_PP - last_stage_share()) * busy + busy_last) / microbatches())
+
+
+def at_last_stage(busy, head):
+    """A ledger of the last stage's GPU from the busiest stage's [s]: X (1 - s_st (1 - r)) + s_st h = r X + h with
+    stages (s_st = 1), X on one (s_st = 0).
+
+    vLLM splits the layers so that the last stage has floor(L/pp) of them, r = :func:`last_stage_share` of the
+    busiest stage's, and gives it the output head (the final norm, the logits), whose share of the ledger, h, the
+    busiest stage before it does not carry: the head's V d weights streamed and multiplied where the last stage's
+    GPUs hold them (vocabulary-parallel, n_TP ways).  Spreading the head over every stage, as L / n_PP of the whole
+    model, charged a busiest stage more than any stage streams where the head is smaller than a layer over 1 -
+    ceil(L/pp) / L (Llama 3.1 70B at pp 3: 27 / 80 of the head on a 27-layer stage, above the last's 26 layers and
+    head)."""
+    some = s_st
+    return busy * (1 - some * (1 - last_stage_share())) + some * head
+
+
+def head_parameters():
+    """Parameters of the output head [1]: V d (the untied head, or a tied embedding's copy on the last stage)."""
+    return V * d
 
 
 def decode_flops_per_gpu():
-    """FLOPs of one GPU in one decode round [FLOP]: (2 N_a + 4 L H_q d_h S) B / (n_TP n_PP)."""
-    return decode.decode_flops() / (n_TP * n_PP)
+    """FLOPs of one GPU of the busiest stage in one decode round [FLOP]: (2 (N_a - s_st V d) + 4 L H_q d_h S) B /
+    (n_TP n_PP), its layers' share; s_st = 1 with stages (the head is the last stage's: :func:`at_last_stage`), 0 on
+    one."""
+    return (decode.decode_flops() - s_st * 2 * head_parameters() * B) / (n_TP * n_PP)
 
 
 def decode_bytes_per_gpu():
     """HBM bytes of one GPU in one decode round [B]: m (weights streamed per GPU) + B (S c / (n_PP s_kv) + a / (n_TP n_PP)).
 
     Each of the m micro-batches streams the GPU's weight slice once (N - N_e weights read, the
-    experts split max(n_TP, n_EP) ways); every sequence's KV is read once, split by layer and head.
+    experts split max(n_TP, n_EP) ways; with stages the busiest stage's layers, the head on the last:
+    :func:`decode_streamed_weights`); every sequence's KV is read once, split by layer and head.
     """
-    weights = (N - N_e - N_x * (1 - n_TP / expert_split())) * b / (n_TP * n_PP)
-    return microbatches() * weights + B * (S * c / (n_PP * s_kv) + a / (n_TP * n_PP))
+    return microbatches() * decode_streamed_weights() + B * (S * c / (n_PP * s_kv) + a / (n_TP * n_PP))
+
+
+def decode_streamed_weights():
+    """Weight bytes a GPU of the busiest stage streams for one micro-batch [B]: (N - N_e - s_st V d - N_x (1 - n_TP /
+    max(n_TP, n_EP))) b / (n_TP n_PP), s_st = 1 with stages (the head is the last stage's), 0 on one."""
+    return (N - N_e - s_st * head_parameters() - N_x * (1 - n_TP / expert_split())) * b / (n_TP * n_PP)
 
 
 def decode_bytes_busiest_gpu():
@@ -526,8 +555,7 @@ def decode_bytes_busiest_gpu():
 def decode_weights_busiest_gpu():
     """Weight bytes the busiest GPU of the expert group streams in a decode round [B]: m (weights streamed per GPU)
     + m (u_x - 1) N_x b / (max(n_TP, n_EP) n_PP); :func:`decode_bytes_busiest_gpu` less the KV and activations."""
-    weights = (N - N_e - N_x * (1 - n_TP / expert_split())) * b / (n_TP * n_PP)
-    return microbatches() * weights + microbatches() * (u_x - 1) * N_x * b / (expert_split() * n_PP)
+    return microbatches() * (decode_streamed_weights() + (u_x - 1) * N_x * b / (expert_split() * n_PP))
 
 
 def decode_time_memory_busiest():
@@ -670,7 +698,8 @@ def decode_time_compute_serial():
     hardware file's achieved_matmul: Maximum Achievable Matmul FLOPS over the peak); 1 where none is published, so
     that this equals :func:`decode_time_compute_gpu` where P_a = P.  An estimate: the bound keeps the peak.
     """
-    return B * (2 * decode.N_a / P + decode.attention_flops_per_token(S=S) / P_a) / (n_TP * n_PP * e_m)
+    weights = 2 * (decode.N_a - s_st * head_parameters())  # the head is the last stage's
+    return B * (weights / P + decode.attention_flops_per_token(S=S) / P_a) / (n_TP * n_PP * e_m)
 
 
 def decode_time_memory_gpu():
@@ -684,7 +713,35 @@ def decode_time_comm_last(estimate: bool = False):
     It returns the sampled token ids to the first stage, a few bytes: one step latency per micro-batch.
     """
     back = a_PP + tau_c if estimate else a_PP
-    return decode_time_tp(estimate) + decode_time_ep(estimate) + _some(n_St) * microbatches() * back
+    layers = at_last_stage(decode_time_tp(estimate) + decode_time_ep(estimate), 0)  # r of the busiest's layers
+    return layers + _some(n_St) * microbatches() * back
+
+
+def decode_time_compute_last():
+    """Compute ledger of a last-stage GPU in a decode round [s]: r of the busiest stage's layers and the head's
+    2 V d B / n_TP FLOPs (:func:`at_last_stage`)."""
+    return at_last_stage(decode_time_compute_gpu(), 2 * head_parameters() * B / (n_TP * P))
+
+
+def decode_time_memory_last():
+    """HBM ledger of a last-stage GPU in a decode round [s]: r of the busiest stage's layers and their caches, and the
+    head's V d b / n_TP bytes once a micro-batch (:func:`at_last_stage`)."""
+    return at_last_stage(decode_time_memory_gpu(), microbatches() * head_parameters() * b / (n_TP * W))
+
+
+def decode_time_compute_serial_last():
+    """:func:`decode_time_compute_serial` on a last-stage GPU [s] (:func:`at_last_stage`)."""
+    return at_last_stage(decode_time_compute_serial(), 2 * head_parameters() * B / (n_TP * P * e_m))
+
+
+def decode_time_memory_busiest_last():
+    """:func:`decode_time_memory_busiest` on a last-stage GPU [s] (:func:`at_last_stage`)."""
+    return at_last_stage(decode_time_memory_busiest(), microbatches() * head_parameters() * b / (n_TP * W * e_w * e_g))
+
+
+def decode_time_overhead_last():
+    """:func:`decode_time_overhead` on a last-stage GPU [s]: r of the busiest stage's layers' kernels."""
+    return at_last_stage(decode_time_overhead(), 0)
 
 
 def decode_time_bound():
@@ -695,7 +752,8 @@ def decode_time_bound():
     figure 1.
     """
     comp, mem = decode_time_compute_gpu(), decode_time_memory_gpu()
-    return pipelined(sp.Max(comp, mem, decode_time_comm()), sp.Max(comp, mem, decode_time_comm_last()))
+    return pipelined(sp.Max(comp, mem, decode_time_comm()),
+                     sp.Max(decode_time_compute_last(), decode_time_memory_last(), decode_time_comm_last()))
 
 
 def decode_time_overhead():
@@ -717,7 +775,8 @@ def decode_time_serial():
     engines without compute-communication overlap; not a bound, an estimate.
     """
     work = sp.Max(decode_time_compute_serial(), decode_time_memory_busiest()) + decode_time_overhead()
-    return pipelined(work + decode_time_comm(True), work + decode_time_comm_last(True))
+    last = sp.Max(decode_time_compute_serial_last(), decode_time_memory_busiest_last()) + decode_time_overhead_last()
+    return pipelined(work + decode_time_comm(True), last + decode_time_comm_last(True))
 
 
 # ----------------------------------------------------------------------------------------------- prefill
@@ -733,13 +792,19 @@ def prefill_time_comm(estimate: bool = False):
     """Interconnect ledger of a prefill of T tokens on a GPU that sends to the next stage [s]: TP, EP and PP."""
     z = T * d * b_a / n_TP
     send = p2p_time_library(z, W_cPP, a_PP, tau_c) if estimate else p2p_time(z, W_PP, a_PP)
-    return prefill_time_comm_last(estimate) + _some(n_St) * send
+    return _prefill_layer_comm(estimate) + _some(n_St) * send
+
+
+def _prefill_layer_comm(estimate: bool = False):
+    """The all-reduces and all-to-alls of the busiest stage's layers in a prefill of T tokens [s]."""
+    tokens = T / ep_token_split()
+    return prefill_time_tp(estimate) + ep_dispatches() * L_x / n_PP * ep_layer_time(tokens, estimate, low_latency=False)
 
 
 def prefill_time_comm_last(estimate: bool = False):
-    """Interconnect ledger of a prefill on the last stage (or the only one) [s]: its all-reduces and all-to-alls."""
-    tokens = T / ep_token_split()
-    return prefill_time_tp(estimate) + ep_dispatches() * L_x / n_PP * ep_layer_time(tokens, estimate, low_latency=False)
+    """Interconnect ledger of a prefill on the last stage (or the only one) [s]: its layers' all-reduces and
+    all-to-alls, r of the busiest stage's (:func:`at_last_stage`); nothing to send on."""
+    return at_last_stage(_prefill_layer_comm(estimate), 0)
 
 
 def prefill_routed_flops():
@@ -765,9 +830,15 @@ def prefill_flops_per_gpu():
     steady state: F / (n_TP n_PP), the work conserved).  Equals F / (n_TP n_PP) for n_EP <= n_TP.  The serial
     estimate's order (:func:`prefill_time_compute_serial`); the bound takes :func:`prefill_flops_bound_gpu`.
     """
-    from .quantities import _prefill_flops  # 2 N_p T + 2 V d + 2 L H_q d_h T^2, the single-card prefill's FLOPs
+    return (_prefill_stage_flops() - prefill_routed_flops() * (1 - m_P * n_TP / expert_split())) / (n_TP * n_PP)
 
-    return (_prefill_flops() - prefill_routed_flops() * (1 - m_P * n_TP / expert_split())) / (n_TP * n_PP)
+
+def _prefill_stage_flops():
+    """A prefill's FLOPs as the busiest stage's share counts them [FLOP]: 2 N_p T + 2 V d + 2 L H_q d_h T^2, the head's
+    2 V d (the last token's logits) left out with stages, where the last stage computes them (:func:`at_last_stage`)."""
+    from .quantities import _prefill_attention_flops
+
+    return 2 * sym("N_p") * T + 2 * head_parameters() * (1 - s_st) + _prefill_attention_flops()
 
 
 def prefill_flops_bound_gpu():
@@ -791,9 +862,7 @@ def prefill_flops_bound_gpu():
     m_P (A + F_x) / n_EP), which is F / n_TP at m_P = n_EP / n_TP (every replica of the group: a prompt's share of a
     steady state, whatever the schedule).
     """
-    from .quantities import _prefill_flops  # 2 N_p T + 2 V d + 2 L H_q d_h T^2, the single-card prefill's FLOPs
-
-    f = _prefill_flops()
+    f = _prefill_stage_flops()
     return sp.Max(f - prefill_routed_flops(), m_P * f * n_TP / expert_split()) / (n_TP * n_PP)
 
 
@@ -801,9 +870,19 @@ def _prefill_ledgers():
     """Compute and HBM ledgers of one GPU in a prefill of T tokens [s]: the FLOPs no schedule keeps off it
     (:func:`prefill_flops_bound_gpu`) and its share of the bytes."""
     t_comp = prefill_flops_bound_gpu() / P
-    t_mem = (weight_bytes_per_gpu(N - N_e, redundant=False, stages=n_PP)
+    t_mem = (weight_bytes_per_gpu(N - N_e - s_st * head_parameters(), redundant=False, stages=n_PP)
              + T * kv_bytes_per_token_per_gpu(n_PP)) / W
     return t_comp, t_mem
+
+
+def _prefill_last_ledgers():
+    """Compute and HBM ledgers of a last-stage GPU in a prefill [s] (:func:`at_last_stage`): r of the busiest stage's
+    and the head's, its 2 V d FLOPs on the replica's n_TP GPUs (at most the share of them no schedule moves,
+    m_P n_TP / max(n_TP, n_EP) where the expert group is wider: :func:`prefill_flops_bound_gpu`) and its V d b bytes."""
+    t_comp, t_mem = _prefill_ledgers()
+    kept = sp.Min(1, m_P * n_TP / expert_split())
+    return (at_last_stage(t_comp, 2 * head_parameters() * kept / (n_TP * P)),
+            at_last_stage(t_mem, head_parameters() * b / (n_TP * W)))
 
 
 def prefill_time_compute_gpu():
@@ -821,9 +900,10 @@ def prefill_time_compute_serial():
     e_m and P_a as in :func:`decode_time_compute_serial` (the causal attention 2 L H_q d_h T^2 at P_a, the rest at
     P); equals :func:`prefill_time_compute_gpu` for e_m = 1, P_a = P and n_EP <= n_TP.  An estimate, not a bound.
     """
-    from .quantities import _prefill_attention_flops, _prefill_weight_flops
+    from .quantities import _prefill_attention_flops
 
-    weights = _prefill_weight_flops() - prefill_routed_flops() * (1 - m_P * n_TP / expert_split())
+    weights = (2 * sym("N_p") * T + 2 * head_parameters() * (1 - s_st)  # the head is the last stage's
+               - prefill_routed_flops() * (1 - m_P * n_TP / expert_split()))
     return (weights / P + _prefill_attention_flops() / P_a) / (n_TP * n_PP * e_m)
 
 
@@ -843,7 +923,7 @@ def prefill_time_memory_serial():
     cache the prompt writes stays at W.  Equals :func:`prefill_time_memory_gpu` for e_w = e_g = 1.  An estimate, not a
     bound: the bound reads every byte at W.
     """
-    return (weight_bytes_per_gpu(N - N_e, redundant=False, stages=n_PP) / (e_w * e_g)
+    return (weight_bytes_per_gpu(N - N_e - s_st * head_parameters(), redundant=False, stages=n_PP) / (e_w * e_g)
             + T * kv_bytes_per_token_per_gpu(n_PP)) / W
 
 
@@ -856,16 +936,17 @@ def _prefill_stage_times():
     """(X, X_L) [s]: a prefill's ledgers overlapped on a stage that sends on, max(compute, HBM, interconnect), and on
     the last stage (it sends nothing on); equal on one stage."""
     t_comp, t_mem = _prefill_ledgers()
-    return sp.Max(t_comp, t_mem, prefill_time_comm()), sp.Max(t_comp, t_mem, prefill_time_comm_last())
+    l_comp, l_mem = _prefill_last_ledgers()
+    return sp.Max(t_comp, t_mem, prefill_time_comm()), sp.Max(l_comp, l_mem, prefill_time_comm_last())
 
 
 def prefill_stage_walk_time():
     """The least time any part of a prompt takes to pass one pipeline stage [s]: the stage's dense weights read once,
-    (N - N_e - N_x) b / (n_TP n_PP W).
+    (N - N_e - s_st V d - N_x) b / (n_TP n_PP W), a busiest stage's (with stages, s_st = 1, the head is the last's).
 
     However small the piece of the prompt a stage works on, its GPU reads the stage's weights for it (they do not fit
     on chip); the routed experts are left out (one token reads only k_e of each layer's), so it stays a floor."""
-    return (N - N_e - N_x) * b / (n_TP * n_PP * W)
+    return (N - N_e - s_st * head_parameters() - N_x) * b / (n_TP * n_PP * W)
 
 
 def last_stage_share():
@@ -875,9 +956,9 @@ def last_stage_share():
 
 
 def prefill_time_bound():
-    """Strict lower bound of a prefill of T tokens [s]: max(X, (n_PP - r) w_s + r X_L), X = max(compute, HBM,
-    interconnect) of a stage that sends on (the busiest), X_L the last stage's, w_s :func:`prefill_stage_walk_time`,
-    r :func:`last_stage_share`.
+    """Strict lower bound of a prefill of T tokens [s]: max(X, X_L, (n_PP - r) w_s + X_L), X = max(compute, HBM,
+    interconnect) of a stage that sends on (the busiest), X_L the last stage's (r of its layers and the head:
+    :func:`at_last_stage`), w_s :func:`prefill_stage_walk_time`, r :func:`last_stage_share`.
 
     Every stage must do its whole ledger (X); a schedule may split the prompt into pieces that walk the stages in
     turn (TeraPipe, Li et al., ICML 2021: a prompt's tokens pipelined over the stages), so the last stage starts
@@ -888,20 +969,19 @@ def prefill_time_bound():
     (:func:`prefill_time_serial`); the bound is at most that.  On one GPU: max(F/P, Q/W).
     """
     busiest, last = _prefill_stage_times()
-    r = last_stage_share()
-    return sp.Max(busiest, (n_PP - r) * prefill_stage_walk_time() + r * last)
+    return sp.Max(busiest, last, (n_PP - last_stage_share()) * prefill_stage_walk_time() + last)
 
 
 def prefill_pass_bound():
-    """A prompt's pass through the n_PP stages, at least [s]: (n_PP - 1) X + X_L, each stage's ledger in turn
-    (:func:`prefill_time_bound`'s X and X_L).
+    """A prompt's pass through the n_PP stages, at least [s]: (n_PP - r) X + X_L, each stage's ledger in turn
+    (:func:`prefill_time_bound`'s X and X_L; the stages before the last hold n_PP - r busiest stages' layers).
 
     What a prompt occupies its replica's stages for, in all: however a schedule splits it, each stage does its ledger
     for every prompt, so a replica of n_PP stages admits a prompt at most every pass / n_PP (a pipeline of prompts,
     DistServe section 3.1), the rates' and prices' side of the bound; equal to the prefill's bound on one stage.
     """
     busiest, last = _prefill_stage_times()
-    return (n_PP - 1) * busiest + last
+    return (n_PP - last_stage_share()) * busiest + last
 
 
 def prefill_time_overhead():
@@ -917,7 +997,8 @@ def prefill_time_overhead():
 
 
 def prefill_time_serial():
-    """Serialized estimate of a prefill of T tokens [s]: (n_PP - 1) (w + x) + w + x_L, w = max(compute, HBM) + o.
+    """Serialized estimate of a prefill of T tokens [s]: (n_PP - r) (w + x) + w_L + x_L, w = max(compute, HBM) + o,
+    w_L and x_L the last stage's (:func:`at_last_stage`).
 
     The collectives on the critical path at the library's cost, as :func:`decode_time_serial`, the FLOPs at the
     measured matmul share e_m of the peak (:func:`prefill_time_compute_serial`), the weights at the engine's share
@@ -926,7 +1007,12 @@ def prefill_time_serial():
     (:func:`prefill_time_overhead`); an estimate, not a bound.
     """
     work = sp.Max(prefill_time_compute_serial(), prefill_time_memory_serial()) + prefill_time_overhead()
-    return (n_PP - 1) * (work + prefill_time_comm(True)) + work + prefill_time_comm_last(True)
+    # the last stage: r of the busiest's layers, the head's FLOPs on the replica's n_TP GPUs and its bytes
+    head = head_parameters()
+    last = (sp.Max(at_last_stage(prefill_time_compute_serial(), 2 * head / (n_TP * P * e_m)),
+                   at_last_stage(prefill_time_memory_serial(), head * b / (n_TP * W * e_w * e_g)))
+            + at_last_stage(prefill_time_overhead(), 0))
+    return (n_PP - last_stage_share()) * (work + prefill_time_comm(True)) + last + prefill_time_comm_last(True)
 
 
 def prefill_interconnect_bytes():
@@ -1215,7 +1301,8 @@ def request_decode_time_bound():
     comp = _over_request(decode_time_compute_gpu())
     mem = _over_request(decode_time_memory_gpu())
     return pipelined(sp.Max(comp, mem, _over_request(decode_time_comm())),
-                     sp.Max(comp, mem, _over_request(decode_time_comm_last())))
+                     sp.Max(_over_request(decode_time_compute_last()), _over_request(decode_time_memory_last()),
+                            _over_request(decode_time_comm_last())))
 
 
 def request_decode_time_serial():
@@ -1229,4 +1316,6 @@ def request_decode_time_serial():
     """
     work = (sp.Max(_over_request(decode_time_compute_serial()), _over_request(decode_time_memory_busiest()))
             + _over_request(decode_time_overhead()))
-    return pipelined(work + _over_request(decode_time_comm(True)), work + _over_request(decode_time_comm_last(True)))
+    last = (sp.Max(_over_request(decode_time_compute_serial_last()), _over_request(decode_time_memory_busiest_last()))
+            + _over_request(decode_time_overhead_last()))
+    return pipelined(work + _over_request(decode_time_comm(True)), last + _over_request(decode_time_comm_last(True)))

@@ -45,3 +45,17 @@ SLICE_DEFINITION = {
     "H_kv": (r"H_{kv,g} = \frac{H_{kv}}{s_{\mathrm{kv}}}",) * 2,
     "c": (r"c_{g} = \frac{c}{n_{\mathrm{PP}} \, s_{\mathrm{kv}}}",) * 2,
 }
+
+
+# With pipeline stages the slice is a GPU of the busiest stage before the last: the output head (V d) is the last
+# stage's (formulas.layout.slice_inputs at n_st > 1), so these three print without it (dense / MoE, meaning).
+SLICE_STAGED = {
+    "N": ((r"N_{g} = \frac{N - V d}{n_{\mathrm{TP}} \, n_{\mathrm{PP}}}",
+           r"N_{g} = \frac{N - V d - N_{x} \left(1 - \frac{n_{\mathrm{TP}}}{\max(n_{\mathrm{TP}}, n_{\mathrm{EP}})}"
+           r"\right)}{n_{\mathrm{TP}} \, n_{\mathrm{PP}}}"),
+          "parameters one GPU of the busiest stage holds (the output head is the last stage's)"),
+    "N_a": ((r"N_{a,g} = \frac{N_{a} - V d}{n_{\mathrm{TP}} \, n_{\mathrm{PP}}}",) * 2,
+            "parameters one GPU of the busiest stage computes with per token (the head's are the last stage's)"),
+    "V": ((r"V_{g} = 0",) * 2, "vocabulary rows of the output head on a GPU of the busiest stage: none, the head is "
+          "the last stage's"),
+}

@@ -211,14 +211,19 @@ def _tokens_for_batch(expr, tokens):
     return swap(expr)
 
 
-def _verify_ledgers(busiest: bool = False):
+def _verify_ledgers(busiest: bool = False, last: bool = False):
     """Compute and HBM ledgers of one GPU in a verify round at the layout [s]: n_v B tokens through the GPU's
-    slice of the weights (FLOPs and the activations they write), the B sequences' caches read once."""
-    comp = _tokens_for_batch(parallel.decode_time_compute_serial() if busiest else parallel.decode_time_compute_gpu(),
-                             n_v * B)  # the estimate's: at e_m of the peak, the attention at P_a
-    mem = parallel.decode_time_memory_busiest() if busiest else parallel.decode_time_memory_gpu()
+    slice of the weights (FLOPs and the activations they write), the B sequences' caches read once; ``last``: a GPU
+    of the last stage (parallel.at_last_stage: r of the busiest stage's layers, the head)."""
+    if last:
+        comp, mem = ((parallel.decode_time_compute_serial_last(), parallel.decode_time_memory_busiest_last()) if busiest
+                     else (parallel.decode_time_compute_last(), parallel.decode_time_memory_last()))
+    else:
+        comp, mem = ((parallel.decode_time_compute_serial(), parallel.decode_time_memory_busiest()) if busiest
+                     else (parallel.decode_time_compute_gpu(), parallel.decode_time_memory_gpu()))
+    comp = _tokens_for_batch(comp, n_v * B)  # the estimate's: at e_m of the peak, the attention at P_a
     extra = (n_v - 1) * B * sym("a") / (sym("n_TP") * sym("n_PP") * W)  # the drafts' activations
-    return comp, mem + extra
+    return comp, mem + (parallel.at_last_stage(extra, 0) if last else extra)
 
 
 def speculative_speedup_rounds():
@@ -242,19 +247,22 @@ def verify_time_layout():
     The weights the round streams are those the n_v B tokens touch (an MoE's N_x, given by the caller);
     n_v = 1 is the decode round itself."""
     comp, mem = _verify_ledgers()
+    comp_l, mem_l = _verify_ledgers(last=True)
     comm = _tokens_for_batch(parallel.decode_time_comm(), n_v * B)
     last = _tokens_for_batch(parallel.decode_time_comm_last(), n_v * B)
-    return parallel.pipelined(sp.Max(comp, mem, comm), sp.Max(comp, mem, last))
+    return parallel.pipelined(sp.Max(comp, mem, comm), sp.Max(comp_l, mem_l, last))
 
 
 def verify_time_layout_serial():
     """Serialized estimate of a verify round at the layout [s]: :func:`parallel.decode_time_serial` with the verify
     round's tokens (their FLOPs at e_m of the peak), the busiest GPU's expert reads and the kernels' fixed costs."""
     comp, mem = _verify_ledgers(busiest=True)
+    comp_l, mem_l = _verify_ledgers(busiest=True, last=True)
     work = sp.Max(comp, mem) + parallel.decode_time_overhead()
+    work_l = sp.Max(comp_l, mem_l) + parallel.decode_time_overhead_last()
     comm = _tokens_for_batch(parallel.decode_time_comm(True), n_v * B)
     last = _tokens_for_batch(parallel.decode_time_comm_last(True), n_v * B)
-    return parallel.pipelined(work + comm, work + last)
+    return parallel.pipelined(work + comm, work_l + last)
 
 
 # ----------------------------------------------------------------------------------------------- chunked prefill

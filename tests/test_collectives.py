@@ -372,7 +372,7 @@ def test_the_crossover_batch_is_where_the_run_protocols_time_passes_the_ledger_f
              "tau_c": rng.uniform(5e-6, 10e-6), "tau_c8": rng.uniform(10e-6, 20e-6), "tau_cS": rng.uniform(5e-6, 12e-6),
              "tau_cSm": rng.uniform(5e-6, 60e-6), "b": float(rng.choice([0.5, 1.0, 2.0])), "b_a": 2.0,
              "c": log_uniform(1e2, 4e5), "d": float(rng.choice([2048, 4096, 8192, 16384])), "n_TP": n,
-             "s_kv": float(rng.choice([1.0, n]))}
+             "s_kv": float(rng.choice([1.0, n])), "V": float(rng.choice([32000, 128256])), "s_st": 0.0}
         args = [v[x] for x in names]
         prices = np.array([price_f[p](grid, *args) * np.ones_like(grid) for p in parallel.RING_TUNER])
         run = np.argmin(prices, axis=0)  # a tie to the first, as the tuner
@@ -775,8 +775,9 @@ def test_deepseek_v3_at_tp8_pp2_over_two_h100_nodes():
     assert row.weight_bytes_per_gpu == pytest.approx(671e9 * second / pc.total / 8, rel=1e-12)
     assert row.weight_bytes_per_gpu < 0.9 * 80 * GIB
     assert "pp: scale-out" in row.links
-    # with the pipeline full (batch 8, two micro-batches) each GPU's round is its stage's: 31 layers against the
-    # 30.5 an even split would claim, 62/61 of it (every ledger scales with the stage's layers; the sends are tiny)
+    # with the pipeline full (batch 8, two micro-batches) the round is the busier stage's: the first's 31 layers (the
+    # second's 30 and the 129,280 x 7,168 output head, less than a layer, weigh less: formulas.parallel.at_last_stage),
+    # 31/30.5 of what an even split with the head spread over both would claim
     q, prec, par = load(), _precision("fp8"), Parallelism(8, 2)
     env = make_env(hw, m, prec, "seed")
     links, _ = choose_links(hw, par)
@@ -785,8 +786,9 @@ def test_deepseek_v3_at_tp8_pp2_over_two_h100_nodes():
     ctx = env.at(context=4096.0)
     from genreport.model.layout import at_batch
     v = at_batch(dict(base, S=4096.0, c=float(ctx["c"])), env.with_layout(par), 8.0)  # c: the whole model's
-    uneven, even = float(q["decode_time_bound"](v)), float(q["decode_time_bound"](dict(v, n_PP=2.0)))
-    assert uneven / even == pytest.approx(62 / 61, rel=1e-3)
+    uneven = float(q["decode_time_bound"](v))
+    busiest = max(float(q[k](v)) for k in ("decode_time_compute_gpu", "decode_time_memory_gpu", "decode_time_comm"))
+    assert uneven == pytest.approx(busiest, rel=1e-12)
 
 
 def test_uneven_stages_in_a_report(tmp_path):

@@ -72,9 +72,10 @@ LAST_OF_TWO = (40 * 855_654_400 + 128256 * 8192 + 8192) / 70_553_706_496
 def test_llama70b_levers_by_hand(evaluated, sets, pp):
     """Llama 3.1 70B over tp 8, and over tp 8 x pp 2 on two nodes of 8 H100 (the stages cross the scale-out network).
     Where the HBM ledger binds, before and after the change, the round is that ledger through the pipeline:
-    max(t, n_PP t / m), m = min(n_PP, B) micro-batches (at batch 1 the token passes both stages, 2 t).  int4 weights
-    (0.5 + 2/128 B: a bf16 scale per group of 128) take (1 - b_int4 / b) of the weights a GPU streams off that
-    ledger, once per micro-batch; x1.5 bandwidth divides it by 1.5."""
+    max(t, t_L, (t + t_L) / m), m = min(n_PP, B) micro-batches, t the first stage's, t_L = t + m h the last's, which
+    also streams the output head (128,256 x 8,192 weights over its 8 GPUs, h a pass; at batch 1 the token passes both
+    stages, 2 t + h).  int4 weights (0.5 + 2/128 B: a bf16 scale per group of 128) take (1 - b_int4 / b) of the
+    weights a GPU streams off that ledger, once per micro-batch; x1.5 bandwidth divides it by 1.5."""
     r = evaluated("llama70b-h100-tp8.yaml", sets)
     g, w = r.parallel.decode[r.lead], r.spec.workloads
     per_gpu = 70.6e9 * 2 / 8 / pp  # N = 70.6B declared (specs/models/llama-3.1-70b.yaml, seed accounting), bf16:
@@ -82,22 +83,29 @@ def test_llama70b_levers_by_hand(evaluated, sets, pp):
     held = r.parallel.scalars[r.lead]["weight_bytes_per_gpu"]
     assert held == pytest.approx(per_gpu if pp == 1 else 70.6e9 * 2 / 8 * LAST_OF_TWO, rel=1e-12)
     bw, b = r.spec.hardware.bandwidth, r.spec.precision.weight_bytes
+    b4 = format_bytes("int4", 128)
+    head = 128256 * 8192 * b / 8 / bw if pp > 1 else 0.0  # the last stage's output head, a pass
+    streamed = per_gpu - (128256 * 8192 * 2 / 8 / pp if pp > 1 else 0.0)  # the first stage's: no head
     for row in _decode_rows(r):
         i, j = list(w.decode_batch).index(row["batch"]), list(w.decode_context).index(row["context"])
         tc, tm, tx = (float(g[k][i, j]) for k in ("decode_time_compute_gpu", "decode_time_memory_gpu",
                                                    "decode_time_comm"))
         m = min(pp, row["batch"])
-        tm4 = tm - m * per_gpu * (1 - format_bytes("int4", 128) / b) / bw
+        tm4 = tm - m * streamed * (1 - b4 / b) / bw
         assert min(tm4, tm / 1.5) > max(tc, tx)  # HBM binds before and after either change
-        through = lambda t, m=m: max(t, pp * t / m)  # noqa: E731 - the pipeline's round of a ledger t
-        assert row["time"] == pytest.approx(through(tm), rel=1e-12)
+
+        def through(t, h, m=m):  # the pipeline's round of a ledger t, the last stage's t + m h
+            return max(t, t + m * h, (t + t + m * h) / m) if pp > 1 else t
+
+        assert row["time"] == pytest.approx(through(tm, head), rel=1e-12)
+        int4 = through(tm4, head * b4 / b)
         assert decode_bound_at(r.spec, r.lead, row["batch"], row["context"], *_lever_change(r, "weights-int4")) \
-            == pytest.approx(through(tm4), rel=1e-12)
-        assert decode_bound_at(r.spec, r.lead, row["batch"], row["context"], None, 1.5) \
-            == pytest.approx(through(tm / 1.5), rel=1e-12)
+            == pytest.approx(int4, rel=1e-12)
+        faster = through(tm / 1.5, head / 1.5)
+        assert decode_bound_at(r.spec, r.lead, row["batch"], row["context"], None, 1.5) == pytest.approx(faster, rel=1e-12)
         lever = row["lever"]
         if lever["effect"] == "latency":
-            assert lever["gain"] == pytest.approx(row["time"] / through(min(tm4, tm / 1.5)), rel=1e-12)
+            assert lever["gain"] == pytest.approx(row["time"] / min(int4, faster), rel=1e-12)
 
 
 def test_a_layout_prefill_rows_fp8_compute_lever_is_priced_on_its_bound(evaluated):

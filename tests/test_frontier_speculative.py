@@ -273,7 +273,9 @@ def test_a_pipelines_verify_round_keeps_each_sequences_tokens_together():
 
     (lay, read, pp4), (_, _, tp4) = speedups("{pp: 4}"), speedups("{tp: 4}")
     assert pp4[0] == pytest.approx(tp4[0], rel=1e-3) and pp4[0] < 1.85 / 1.5  # 2 tokens read ~2 experts' worth more
-    assert pp4[:4] == pytest.approx([pp4[0]] * 4, rel=1e-9)  # batch 1-4: one sequence a micro-batch, its 2 tokens
+    # batch 1-3: one sequence a micro-batch, its 2 tokens, the walk through the 4 stages sets the round; at batch 4
+    # the last stage's own four passes, each with the output head (formulas.parallel.at_last_stage), set it
+    assert pp4[:3] == pytest.approx([pp4[0]] * 3, rel=1e-9)
     assert all(b >= a - 1e-9 for a, b in itertools.pairwise(pp4))  # no step down where n_v B passes pp
     for b in (1.0, 3.0, 4.0, 8.0):  # a micro-batch of B / min(4, B) sequences, 2 tokens each
         verify = at_batch(read, lay, b, per_sequence=2.0)

@@ -401,9 +401,11 @@ def test_the_only_scripts_are_the_live_what_if_and_they_fetch_nothing():
         # request's (speculative_request_tokens, speculative_speedup_request), the users' row past the TPOT target, the
         # pool shares and B_P = 0 in words, the training row's ledger and chapter 5's ZeRO share at a layout; ~174.9 KB
         # (8B on one H100) with the same (stop 78); ~252.4 KB (DeepSeek-V3) with the memory of each pipeline stage
-        # (parallel.js stageLedger / stageValues / heldAt, the binding stage's C and held inputs: +0.9 KB, stop 79).
+        # (parallel.js stageLedger / stageValues / heldAt, the binding stage's C and held inputs: +0.9 KB, stop 79);
+        # ~255.9 KB (DeepSeek-V3) with the last pipeline stage's ledgers beside the busiest's in every round (the
+        # output head on the last stage: formulas.parallel.at_last_stage, +3.4 KB of formulas, stop 80).
         # The budget: those sizes and about 2-4 KB, so that the next input is seen as it lands
-        assert size < (254_500 if many else 178_500), (folder, size)
+        assert size < (258_500 if many else 178_500), (folder, size)
 
 
 # figures the page draws again under a what-if (figs.js LIVE): their captions are marked static when it does

@@ -84,6 +84,7 @@ def setups(draw, single: bool) -> dict:
     # the even split (a model of identical layers, no embedding on a stage of its own)
     env.update(n_TP=float(tp), n_PP=L / math.ceil(L / pp), n_St=float(pp), n_EP=float(ep), n_DP=float(dp),
                n_PW=L / math.ceil(L / pp), n_PK=L / math.ceil(L / pp), n_PT=L / math.ceil(L / pp),
+               s_st=1.0 if pp > 1 else 0.0,
                s_kv=float(min(tp, H_kv)),
                u_x=draw(st.floats(1.0, 4.0)) if ep > 1 else 1.0,
                # replicas of an expert group wider than one whose prompts it prefills at once: 1 (a prompt alone) to
@@ -147,7 +148,9 @@ def test_one_gpu_is_the_single_card_formula_exactly(env):
     assert val("decode_time_memory_gpu", env) == val("decode_time_memory", env)
     assert val("decode_time_compute_gpu", env) == val("decode_time_compute", env)
     single = max(val("decode_time_memory", env), val("decode_time_compute", env))
-    assert val("decode_time_bound", env) == single
+    # one stage: its GPU's larger ledger, up to the rounding of the 1 / W the compiled round shares with the last
+    # stage's ledgers (formulas.parallel.pipelined: the same expressions on one stage)
+    assert val("decode_time_bound", env) == pytest.approx(single, rel=1e-15, abs=0.0)
     # the estimate adds the kernels' fixed costs, L k_L tau_k on one GPU (one micro-batch, one stage)
     overhead = env["L"] * env["k_L"] * env["tau_k"]
     assert val("decode_time_overhead", env) == pytest.approx(overhead, rel=1e-12)
@@ -169,7 +172,7 @@ def test_one_gpu_is_the_single_card_formula_exactly(env):
     # and a small-GEMM share below the bandwidth (e_g < 1): the serial prefill's weights only, never the bound
     assert val("prefill_time_serial", dict(env, e_g=0.657)) >= val("prefill_time_serial", env)
     assert val("prefill_time_bound", dict(env, e_g=0.657)) == val("prefill_time_bound", env)
-    assert env["B"] / val("decode_time_bound", env) == val("decode_tokens_per_s", env)
+    assert env["B"] / val("decode_time_bound", env) == pytest.approx(val("decode_tokens_per_s", env), rel=1e-15, abs=0.0)
     single_prefill = max(val("prefill_time_compute", env), val("prefill_time_memory", env))
     # to the last bit but one: the pipeline's walk (0 on one stage) shares 1/W with the HBM ledger, which the generated
     # code then multiplies by where the single-card formula divides
@@ -201,7 +204,9 @@ def test_no_layout_beats_one_ideal_card_per_gpu(env):
     # data-parallel attention (ep > tp) the ep / tp replicas' tokens share each expert read, so a GPU may pass one
     # card at the replica's batch (setups draws such layouts since the experts' all-to-all tests, issue 27)
     assume(env["n_EP"] <= env["n_TP"])
-    per_gpu = env["B"] / (val("decode_time_bound", env) * env["n_TP"] * env["n_PP"])
+    # per GPU of the replica: n_TP n_st of them (n_PP, L over the busiest stage's layers, is fewer where pp does not
+    # divide L, and the busiest stage before the last leaves the output head to the last)
+    per_gpu = env["B"] / (val("decode_time_bound", env) * env["n_TP"] * env["n_St"])
     assert per_gpu <= val("decode_tokens_per_s", env) * (1 + 1e-12)
 
 
@@ -246,19 +251,27 @@ def test_one_gpu_spec_reproduces_the_single_card_report(tmp_path_factory, model,
     single = evaluate(load_report(path))
     path.write_text(text + "parallelism: {tp: 1, pp: 1, ep: 1, dp: 1}\n", encoding="utf-8")
     multi = evaluate(load_report(path))
-    # the single-card entries are unchanged, bit for bit
+    # the single-card entries are unchanged, bit for bit but for the rounding of the round: the rates divide by it, and
+    # its compiled form evaluates the last stage's ledgers beside the busiest's (formulas.parallel.pipelined), the
+    # same expressions on one stage, sharing a 1 / W that may round a last bit apart
     base = {(e.id, tuple(sorted(e.params.items()))): e.value for e in single.entries}
     got = {(e.id, tuple(sorted(e.params.items()))): e.value for e in multi.entries}
-    assert {k: got[k] for k in base} == base
+    assert set(base) <= set(got)
+    for k, want in base.items():
+        if isinstance(want, float) and isinstance(got[k], float):
+            assert got[k] == pytest.approx(want, rel=1e-15, abs=0.0), k
+        else:
+            assert got[k] == want, k
     for acc in ("seed", "exact"):
         p, s = multi.parallel, single
         assert p.scalars[acc]["weight_bytes_per_gpu"] == s.scalars[acc]["weight_bytes"]
         assert p.scalars[acc]["kv_capacity_tokens_replica"] == s.scalars[acc]["kv_capacity_tokens"]
-        np.testing.assert_array_equal(p.decode[acc]["decode_tokens_per_s_replica"], s.decode[acc]["decode_tokens_per_s"])
+        np.testing.assert_allclose(p.decode[acc]["decode_tokens_per_s_replica"], s.decode[acc]["decode_tokens_per_s"],
+                                   rtol=1e-15, atol=0.0)
         np.testing.assert_array_equal(p.decode[acc]["decode_time_memory_gpu"], s.decode[acc]["decode_time_memory"])
-        np.testing.assert_array_equal(p.decode[acc]["decode_time_bound"],
-                                      np.maximum(s.decode[acc]["decode_time_memory"],
-                                                 s.decode[acc]["decode_time_compute"]))
+        np.testing.assert_allclose(p.decode[acc]["decode_time_bound"],
+                                   np.maximum(s.decode[acc]["decode_time_memory"], s.decode[acc]["decode_time_compute"]),
+                                   rtol=1e-15, atol=0.0)
         np.testing.assert_array_equal(p.per_context[acc]["capacity_batch_replica"],
                                       s.per_context[acc]["capacity_batch"])
         assert not np.any(p.decode[acc]["decode_time_comm"])

@@ -347,7 +347,8 @@ def test_the_steady_state_and_chunks_are_one_gpus_slice_of_the_layout(name, ceil
     known = {**env.card, "n_TP": cut.tp, "n_PP": cut.split, "n_EP": cut.ep, "s_kv": cut.s_kv, "rho_x": cut.rho,
              "N_x": env.n_routed(), "T_in": sv.prompt, "T_out": sv.output, "h_p": sv.prefix_hit, "s_c": sv.chunk,
              "C_p": min(sv.chunk, sv.prompt * (1 - sv.prefix_hit)),
-             "theta": sv.tpot, "B": tq["batch"], "S": tq["context"], "n_St": float(r.spec.parallelism.pp)}
+             "theta": sv.tpot, "B": tq["batch"], "S": tq["context"], "n_St": float(r.spec.parallelism.pp),
+             "s_st": 1.0 if r.spec.parallelism.pp > 1 else 0.0}
     # the draft's weights and KV bytes a token per GPU (DeepSeek-V3's MTP head, draft_layers: 1; 0 for the 70B's
     # typed draft_cost), from the one place the chapter takes them
     known["M_d"], known["c_d"] = draft_memory(r.spec, tq["context"])
@@ -555,7 +556,8 @@ def test_the_tpot_ceiling_is_one_steady_state_at_a_pipeline():
     page = page_of("deepseek-v3-h200-ep8.yaml", over)
     assert "(N_g · min(n<sub>PP</sub>, B))" not in page
     assert "N<sub>s,g</sub> in the formulas of such a round, not N<sub>g</sub>, the slice the table above defines" in page
-    assert "Here N<sub>s,g</sub> is the 81.06B parameters one GPU streams in a step at that rate" in page
+    # 81.04B: a GPU of the busiest stage before the last, the output head the last stage's (81.06B with a share of it)
+    assert "Here N<sub>s,g</sub> is the 81.04B parameters one GPU streams in a step at that rate" in page
 
 
 def test_a_link_is_named_short_in_running_text():

@@ -1127,11 +1127,18 @@ def _terms(qid: str):
         ("x_PP", f"activations sent on to the next stage, {each}one GPU", p.decode_time_pp(True)),
         ("x_back", f"the last stage's token ids back to the first, {each}one GPU",
          p._some(p.n_St) * p.microbatches() * (p.a_PP + p.tau_c)),
+        ("h_comp", f"the output head's FLOPs at e_m of the peak on a last-stage GPU, {each}with stages",
+         2 * p.head_parameters() * p.B / (p.n_TP * p.P * p.e_m)),
+        ("h_mem", f"the output head's weights streamed by a last-stage GPU, {each}with stages",
+         p.microbatches() * p.head_parameters() * p.b / (p.n_TP * p.W * p.e_w * p.e_g)),
     ]
     named = [(sp.Symbol(name, positive=True), what, over(expr)) for name, what, expr in parts]
-    t_comp, t_mem, t_o, x_tp, x_ep, x_pp, x_back = (s for s, _, _ in named)
+    t_comp, t_mem, t_o, x_tp, x_ep, x_pp, x_back, h_comp, h_mem = (s for s, _, _ in named)
     w = sp.Max(t_comp, t_mem) + t_o
-    whole = p.pipelined(w + x_tp + x_ep + x_pp, w + x_tp + x_ep + x_back)
+    # the last stage (formulas.parallel.at_last_stage): r of the busiest stage's layers and the output head
+    last = (sp.Max(p.at_last_stage(t_comp, h_comp), p.at_last_stage(t_mem, h_mem)) + p.at_last_stage(t_o, 0)
+            + p.at_last_stage(x_tp + x_ep, 0) + x_back)
+    whole = p.pipelined(w + x_tp + x_ep + x_pp, last)
     return whole, named[:3] + _ring_parts(named[3]) + named[4:]
 
 

@@ -276,7 +276,9 @@ class Env:
             return env
         st = stage_values(self.hw, self.model, self.precision, self.layout,
                           None if context is None or not arch.bounded_layers(self.model) else context)
-        env["N"] = env["N"] * cut.split / st["n_PW"]
+        card = self.card if self.card is not None else self.values
+        # the slice's N leaves the head to the last stage (stage_head); n_PW divides the whole model's
+        env["N"] = (env["N"] + stage_head(card, cut) / cut.share) * cut.split / st["n_PW"]
         env["c"] = env["c"] * cut.split / st["n_PK"]
         env["C"] = st["C"]
         return env
@@ -361,7 +363,8 @@ class Env:
         decode step (:meth:`_at_batch`) or a whole prompt, which passes each stage once (:meth:`at` with T)."""
         cut = self.cut
         n, n_x = self.read(np.asarray(tokens, dtype=float))
-        env["N"] = n if cut.trivial else (n - n_x * cut.expert_keep) / cut.share
+        head = stage_head(self.card if self.card is not None else self.values, cut)  # the last stage's (slice_values)
+        env["N"] = n if cut.trivial else (n - head - n_x * cut.expert_keep) / cut.share
         if self.per_class:
             env["b"] = np.float64(self.read_b(n, n_x)) if np.ndim(n) == 0 else self.read_b(n, n_x)
 
@@ -562,17 +565,28 @@ def routed_parameters(values: dict, pc: arch.ParameterCount, accounting: str) ->
     return float(pc.experts_routed) * ((values["N"] - values["N_a"]) / spare if spare else 0.0)
 
 
+def stage_head(card: dict[str, float], cut: Slice) -> float:
+    """The output head's V d parameters where the layout has stages (the last stage's, out of the busiest stage's
+    slice: formulas.parallel.at_last_stage), else 0."""
+    return card["V"] * card["d"] if cut.pp > 1 else 0.0
+
+
 def slice_values(card: dict[str, float], cut: Slice, n_x: float, wb: WeightBytes | None = None) -> dict[str, float]:
     """One GPU's values: formulas.layout.slice_inputs evaluated (the test suite checks the two agree); b, with
-    per-class precisions, the mean bytes per weight of the slice the GPU holds."""
+    per-class precisions, the mean bytes per weight of the slice the GPU holds.  With pipeline stages the GPU is one
+    of the busiest stage before the last: the output head (V d parameters) is the last stage's, not in its slice."""
     if cut.trivial:
         return dict(card)
     v = dict(card)
     if wb is not None and wb.uniform is None:
         v["b"] = wb.mean(card["N"] - n_x, n_x * (1.0 - cut.expert_held))
-    v["N"] = (card["N"] - n_x * cut.expert_held) / cut.share
+    head = stage_head(card, cut)
+    v["N"] = (card["N"] - head - n_x * cut.expert_held) / cut.share
     for k in _BY_SHARE:
         v[k] = card[k] / cut.share
+    v["N_a"] = (card["N_a"] - head) / cut.share
+    if cut.pp > 1:
+        v["V"] = 0.0
     v["L"] = card["L"] / cut.split
     v["H_q"] = card["H_q"] / cut.tp
     v["H_kv"] = card["H_kv"] / cut.s_kv

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from genreport.formulas import architecture as arch
-from genreport.formulas.slices import SLICE_DEFINITION, SLICE_HELD, SLICE_LATEX, SLICE_MEANING
+from genreport.formulas.slices import SLICE_DEFINITION, SLICE_HELD, SLICE_LATEX, SLICE_MEANING, SLICE_STAGED
 from genreport.model import stages
 from genreport.model.env import pipeline_split
 
@@ -68,8 +68,11 @@ def frame(r) -> Frame:
     changed = [k for k in ORDER if any(e.values[k] != e.card[k] for e in r.envs.values())
                and any(e.card[k] for e in r.envs.values())]
     moe = r.spec.model.moe is not None
-    slices = tuple({"name": k, "definition": SLICE_DEFINITION[k][1 if moe else 0], "value": float(lead.values[k]),
-                    "card": float(lead.card[k]), "meaning": SLICE_MEANING[k]} for k in changed if lead.card[k])
+    # with stages a GPU of the busiest stage before the last: the output head is the last stage's (SLICE_STAGED)
+    staged = {k: v for k, v in SLICE_STAGED.items() if par.pp > 1}
+    slices = tuple({"name": k, "definition": (staged[k][0] if k in staged else SLICE_DEFINITION[k])[1 if moe else 0],
+                    "value": float(lead.values[k]), "card": float(lead.card[k]),
+                    "meaning": staged[k][1] if k in staged else SLICE_MEANING[k]} for k in changed if lead.card[k])
     stage_memory: dict = {}
     if par.pp > 1:  # the memory held: the stage that holds the fewest tokens (Env.held), beside the even split
         held = lead.held()
@@ -84,7 +87,10 @@ def frame(r) -> Frame:
         m = r.spec.model
         stage_memory = {"stage": int(led.binding()) + 1, "n_pp": pipeline_split(m.layers, par.pp),
                         "n_pw": float(values["n_PW"]), "n_pk": float(values["n_PK"]), "tied": bool(m.tied_embeddings),
-                        "bounded": bounded, "dense_first": bool(m.moe and m.moe.first_dense_layers)}
+                        "bounded": bounded, "dense_first": bool(m.moe and m.moe.first_dense_layers),
+                        # the time formulas' two stages: the busiest before the last, and the last with the head
+                        "busiest_layers": max(stages.stage_layers(m.layers, par.pp)),
+                        "last_layers": stages.stage_layers(m.layers, par.pp)[-1]}
     one = r.one_card.get(r.lead, {})
     one_card = {}
     if one:

@@ -280,6 +280,7 @@ def layout_values(base: dict[str, float], model: Model, par: Parallelism, links:
     if par.pp > 1 and hw is not None:
         v.update(stages.stage_values(hw, model, precision, par))
     v.update({"n_TP": float(par.tp), "n_PP": pipeline_split(model.layers, par.pp), "n_St": float(par.pp),
+              "s_st": 1.0 if par.pp > 1 else 0.0,  # the output head is the last stage's (parallel.at_last_stage)
               "n_EP": float(par.ep), "n_DP": float(par.dp),
               "N_x": float(pc.experts_routed) * _declared_per_routed(v, pc, accounting), "L_x": float(pc.moe_layers),
               "k_e": float(model.moe.active_experts) if model.moe else 0.0,

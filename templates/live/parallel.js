@@ -162,7 +162,7 @@ const GR_PARALLEL = (() => {
       b_a: (bc === undefined ? 2.0 : bc) >= 4.0 ? 4.0 : 2.0,
       s_kv: m.attention.kind === "mla" ? 1.0 : Math.min(par.tp, m.kv_heads), k_w: split[0], k_g: split[1], k_o: split[2],
       u_x: 1.0, m_P: 1.0, rho_x: m.moe ? (par.redundant_experts || 0) / m.moe.experts : 0.0, n_PW: 1.0, n_PK: 1.0,
-      n_PT: trainingSplit(m, par.pp || 1)});
+      n_PT: trainingSplit(m, par.pp || 1), s_st: (par.pp || 1) > 1 ? 1.0 : 0.0});
     if ((par.pp || 1) > 1) Object.assign(v, stageValues(inp, t, par, null));  // the stage that holds the fewest tokens
     if (env.perClass) {  // b: the mean bytes per weight of the slice one GPU holds
       const keep = 1.0 - (1.0 + v.rho_x) * par.tp / Math.max(par.tp, par.ep);  // held: replicas and all
@@ -441,8 +441,12 @@ const GR_PARALLEL = (() => {
     if (cut.trivial) return v;
     const nX = m.moe ? routedParameters(card, pc, accounting) : 0.0;
     if (wb && wb.uniform === null) v.b = M.meanBytes(wb, card.N - nX, nX * (1.0 - cut.expertHeld));
-    v.N = (card.N - nX * cut.expertHeld) / cut.share;  // what it holds, replicas and all
+    // with stages the output head is the last stage's, not in the busiest stage's slice (env.slice_values, stage_head)
+    const head = cut.pp > 1 ? card.V * card.d : 0.0;
+    v.N = (card.N - head - nX * cut.expertHeld) / cut.share;  // what it holds, replicas and all
     ["N_a", "N_e", "N_p", "V", "a"].forEach(function (k) { v[k] = card[k] / cut.share; });
+    v.N_a = (card.N_a - head) / cut.share;
+    if (cut.pp > 1) v.V = 0.0;
     v.L = card.L / cut.split;
     v.H_q = card.H_q / cut.tp;
     v.H_kv = card.H_kv / cut.s_kv;

@@ -223,6 +223,14 @@ def root(context, missing=missing):
             yield escape(t_10(environment.getattr(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'stage_memory'), 'n_pk')))
             yield ' (the time formulas by n<sub>PP</sub> = '
             yield escape(t_10(environment.getattr(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'stage_memory'), 'n_pp')))
+            yield ').\nThe times are those of a '
+            yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
+            yield ' of the busiest stage before the last: its '
+            yield escape(environment.getattr(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'stage_memory'), 'busiest_layers'))
+            yield ' layers without the output head (V<sub>g</sub> = 0 in the table), which the last stage streams and multiplies beside its '
+            yield escape(environment.getattr(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'stage_memory'), 'last_layers'))
+            yield " layers; a round lasts at least the longer of the two stages' ledgers and its micro-batches' walk through every stage (chapter "
+            yield escape(environment.getattr((undefined(name='ch') if l_0_ch is missing else l_0_ch), 's7'))
             yield ').</p>\n'
         yield '<p>Times, FLOPs, bytes and intensities are one '
         yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
@@ -232,7 +240,7 @@ def root(context, missing=missing):
         yield escape(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'replica_gpus'))
         yield ' '
         yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
-        yield escape(('s' if (environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'replica_gpus') > 1) else cond_expr_undefined("the inline if-expression on line 22 in 'sections/s1_waiting.html.j2' evaluated to false and no else section was defined.")))
+        yield escape(('s' if (environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'replica_gpus') > 1) else cond_expr_undefined("the inline if-expression on line 23 in 'sections/s1_waiting.html.j2' evaluated to false and no else section was defined.")))
         yield ' holding one copy of the model);\ntoken rates are per replica at the strict bound, the interconnect included (chapter '
         yield escape(environment.getattr((undefined(name='ch') if l_0_ch is missing else l_0_ch), 's7'))
         yield ')'
@@ -425,4 +433,4 @@ def root(context, missing=missing):
     yield '</section>\n\n'
 
 blocks = {}
-debug_info = '1=104&3=116&6=120&8=123&9=127&10=144&12=150&13=152&15=166&16=183&17=185&18=195&19=210&20=217&21=228&22=232&23=237&24=247&25=267&28=298&30=307&31=309&32=311&33=316&34=318&37=324&38=335&39=346&40=352&41=354&43=357&45=359&46=362&47=370&48=380&49=391&54=395&57=398&60=401&61=414'
+debug_info = '1=104&3=116&6=120&8=123&9=127&10=144&12=150&13=152&15=166&16=183&17=185&18=195&19=210&20=217&21=227&22=236&23=240&24=245&25=255&26=275&29=306&31=315&32=317&33=319&34=324&35=326&38=332&39=343&40=354&41=360&42=362&44=365&46=367&47=370&48=378&49=388&50=399&55=403&58=406&61=409&62=422'
