@@ -509,8 +509,7 @@ def at_last_stage(busy, head):
     model, charged a busiest stage more than any stage streams where the head is smaller than a layer over 1 -
     ceil(L/pp) / L (Llama 3.1 70B at pp 3: 27 / 80 of the head on a 27-layer stage, above the last's 26 layers and
     head)."""
-    some = s_st
-    return busy * (1 - some * (1 - last_stage_share())) + some * head
+    return busy * (1 - s_st * (1 - last_stage_share())) + s_st * head
 
 
 def head_parameters():
@@ -838,7 +837,15 @@ def _prefill_stage_flops():
     2 V d (the last token's logits) left out with stages, where the last stage computes them (:func:`at_last_stage`)."""
     from .quantities import _prefill_attention_flops
 
-    return 2 * sym("N_p") * T + 2 * head_parameters() * (1 - s_st) + _prefill_attention_flops()
+    return _prefill_stage_weight_flops() + _prefill_attention_flops()
+
+
+def _prefill_stage_weight_flops():
+    """The single-card prefill's FLOPs on the weights, 2 N_p T + 2 V d, with the head's V d rows the last stage's:
+    2 N_p T + 2 V d (1 - s_st)."""
+    from .quantities import _prefill_weight_flops
+
+    return _prefill_weight_flops().subs(V, V * (1 - s_st))
 
 
 def prefill_flops_bound_gpu():
@@ -902,8 +909,7 @@ def prefill_time_compute_serial():
     """
     from .quantities import _prefill_attention_flops
 
-    weights = (2 * sym("N_p") * T + 2 * head_parameters() * (1 - s_st)  # the head is the last stage's
-               - prefill_routed_flops() * (1 - m_P * n_TP / expert_split()))
+    weights = _prefill_stage_weight_flops() - prefill_routed_flops() * (1 - m_P * n_TP / expert_split())
     return (weights / P + _prefill_attention_flops() / P_a) / (n_TP * n_PP * e_m)
 
 

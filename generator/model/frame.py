@@ -85,12 +85,12 @@ def frame(r) -> Frame:
                             par.redundant_experts)
         values = led.values()
         m = r.spec.model
+        sizes = stages.stage_layers(m.layers, par.pp)
         stage_memory = {"stage": int(led.binding()) + 1, "n_pp": pipeline_split(m.layers, par.pp),
                         "n_pw": float(values["n_PW"]), "n_pk": float(values["n_PK"]), "tied": bool(m.tied_embeddings),
                         "bounded": bounded, "dense_first": bool(m.moe and m.moe.first_dense_layers),
                         # the time formulas' two stages: the busiest before the last, and the last with the head
-                        "busiest_layers": max(stages.stage_layers(m.layers, par.pp)),
-                        "last_layers": stages.stage_layers(m.layers, par.pp)[-1]}
+                        "busiest_layers": max(sizes), "last_layers": sizes[-1]}
     one = r.one_card.get(r.lead, {})
     one_card = {}
     if one:

@@ -341,7 +341,8 @@ const GR_MODEL = (function () {
         const e = this.at(null, context === undefined ? null : context);
         const a = m.attention, bounded = a.sliding_window || a.chunk_size;
         const st = GR_PARALLEL.stageValues(inp, t, inp.parallelism, context === undefined || !bounded ? null : context);
-        e.N = (e.N + card.V * card.d / cut.share) * cut.split / st.n_PW;  // the head the slice leaves out (Env.held)
+        // the head the slice leaves out (Env.held, stage_head), back before n_PW divides the whole model
+        e.N = (e.N + GR_PARALLEL.stageHead(card, cut) / cut.share) * cut.split / st.n_PW;
         e.c = e.c * cut.split / st.n_PK;
         e.C = st.C;
         return e;
@@ -408,7 +409,7 @@ const GR_MODEL = (function () {
    * micro-batch of a decode step, or a whole prompt. */
   function setRead(e, env, tokens) {
     const cut = env.cut, nr = readAt(env, tokens);
-    const head = cut.pp > 1 ? env.card.V * env.card.d : 0.0;  // the last stage's (Env._set_read, stage_head)
+    const head = cut.trivial ? 0.0 : GR_PARALLEL.stageHead(env.card, cut);  // the last stage's (Env._set_read)
     e.N = cut.trivial ? nr[0] : (nr[0] - head - nr[1] * cut.expertKeep) / cut.share;
     if (env.perClass) e.b = readB(env, nr[0], nr[1]);
   }

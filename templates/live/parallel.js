@@ -418,6 +418,9 @@ const GR_PARALLEL = (() => {
   /** n_PP: L over the busiest stage's ceil(L / pp) layers; pp when it divides L (env.pipeline_split). */
   function pipelineSplit(layers, pp) { return layers % pp === 0 ? pp : layers / Math.ceil(layers / pp); }
 
+  /** The output head's V d parameters where the layout has stages (the last stage's), else 0 (env.stage_head). */
+  function stageHead(card, cut) { return cut.pp > 1 ? card.V * card.d : 0.0; }
+
   /** How one GPU's share follows from the layout (env.layout_slice; formulas/layout.py). */
   function layoutSlice(m, par) {
     if (!par) return M.ONE_CUT;
@@ -441,8 +444,7 @@ const GR_PARALLEL = (() => {
     if (cut.trivial) return v;
     const nX = m.moe ? routedParameters(card, pc, accounting) : 0.0;
     if (wb && wb.uniform === null) v.b = M.meanBytes(wb, card.N - nX, nX * (1.0 - cut.expertHeld));
-    // with stages the output head is the last stage's, not in the busiest stage's slice (env.slice_values, stage_head)
-    const head = cut.pp > 1 ? card.V * card.d : 0.0;
+    const head = stageHead(card, cut);  // the last stage's, not in the busiest stage's slice (env.slice_values)
     v.N = (card.N - head - nX * cut.expertHeld) / cut.share;  // what it holds, replicas and all
     ["N_a", "N_e", "N_p", "V", "a"].forEach(function (k) { v[k] = card[k] / cut.share; });
     v.N_a = (card.N_a - head) / cut.share;
@@ -685,5 +687,5 @@ const GR_PARALLEL = (() => {
     promptGroup: promptGroup, decodeRows: decodeRows, stepLinks: stepLinks,
     roundBound: roundBound, roundLedgers: roundLedgers, prefillBound: prefillBound,
     layoutSlice: layoutSlice, sliceValues: sliceValues, oneCard: oneCard, replicaRates: replicaRates,
-    busiestRedundant: busiestRedundant, stageValues: stageValues, heldAt: heldAt, trainingSplit: trainingSplit};
+    busiestRedundant: busiestRedundant, stageValues: stageValues, heldAt: heldAt, stageHead: stageHead};
 })();
