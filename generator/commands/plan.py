@@ -264,11 +264,10 @@ def _speculative(text: str | None) -> tuple[int, float, float | str, int] | None
 def _vocab_note(speculative, model) -> list[str]:
     """The warning a draft model within one tokenizer's padding of the target's vocabulary gets (loader.draft_vocabulary),
     as a note of the table; none for another draft."""
-    from genreport.load.loader import draft_vocabulary
+    from genreport.load.loader import draft_vocabulary, is_head
 
     draft = speculative[2] if speculative is not None and hasattr(speculative[2], "vocab_size") else None
-    vocab = draft_vocabulary(draft, model) if draft is not None and not draft.name.startswith(f"{model.name}-head-") \
-        else None
+    vocab = draft_vocabulary(draft, model) if draft is not None and not is_head(draft, model) else None
     return [f"note: {vocab[1]}; {vocab[2]}"] if vocab is not None else []
 
 
