@@ -26,6 +26,7 @@ The training state takes the stage that holds the most parameters (:func:`traini
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 from genreport.formulas import architecture as arch
@@ -139,9 +140,12 @@ class StageParts:
     head: tuple[float, ...]  # the output head: the last stage's (a tied embedding's own copy where pp > 1)
 
 
+@lru_cache(maxsize=256)
 def stage_parts(model, pp: int) -> StageParts:
     """The parameters of each of ``pp`` stages of ``model`` by tensor class, one layer's share of each class divided
-    from the whole model's (parameter_count), the layers as :func:`stage_layers` splits them."""
+    from the whole model's (parameter_count), the layers as :func:`stage_layers` splits them.  Remembered per (model,
+    pp) (a frozen Model; the serving chapter's layout searches asked for the same stages some 13,000 times a report).
+    """
     pc = arch.parameter_count(model)
     d = model.hidden_size
     per_norm = 2 * d if model.norm == "layernorm" else d
@@ -200,6 +204,7 @@ def ledger(hw, model, precision, tp: int, pp: int, ep: int = 1, redundant: int =
     return StageLedger(held, float(flat), parts.kinds, room, float(a.sliding_window or 0), float(a.chunk_size or 0))
 
 
+@lru_cache(maxsize=256)
 def training_split(model, pp: int) -> float:
     """n_PT [1]: the pipeline split of the training state, the parameters one GPU would hold with every layer over
     those of the stage that holds the most, the dense parameters (the first stage's embedding, the last stage's head:
