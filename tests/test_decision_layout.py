@@ -9,7 +9,7 @@ import pytest
 from genreport.load.spec import format_bytes
 from genreport.model import decision
 from genreport.model.decision import _lever_change
-from genreport.model.layout import decode_bound_at
+from genreport.model.layout import decode_bound_at, decode_ledgers_at
 from shared import MAVERICK_TWO_NODES
 
 LEVERS = {"weights-int4": "weights int4", "weights-int8": "weights int8", "bandwidth-1.5": "bandwidth"}
@@ -53,7 +53,15 @@ def test_a_layout_rows_lever_is_priced_on_its_round(evaluated, spec, tmp_path):
         runs = min(cap, r.spec.hardware.max_sequences) if r.spec.hardware.max_sequences else cap
         if runs > b:
             name = f"batch {runs:,}" + (f" (the engine's max_sequences; {cap:,} fit)" if runs < cap else "")
-            gains[name] = (runs / decode_bound_at(r.spec, r.lead, runs, s)) / (b / row["time"])
+            top = runs
+            led = decode_ledgers_at(r.spec, r.lead, runs, s)
+            if led["compute"] >= max(led["bandwidth"], led["interconnect"]):  # the tok/s stops growing: the first
+                # batch at which the compute binds, found by walking up (decision.compute_bound_batch bisects)
+                top = next(n for n in range(b + 1, runs + 1) if (lambda x: x["compute"] >= max(
+                    x["bandwidth"], x["interconnect"]))(decode_ledgers_at(r.spec, r.lead, n, s)))
+                if top < runs:
+                    name = f"batch {top:,} (compute-bound from there; the {runs:,} that could run give no more tok/s)"
+            gains[name] = (top / decode_bound_at(r.spec, r.lead, top, s)) / (b / row["time"])
         lever = row["lever"]
         assert lever is not None, row["label"]
         assert lever["gain"] == pytest.approx(gains[lever["change"]], rel=1e-12)

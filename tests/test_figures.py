@@ -277,7 +277,7 @@ def test_the_serving_views_capacity_point_is_at_the_capacity_batch():
     assert f"{cap / step:,.0f} tok/s at S = 1k (batch 173)" in caption7(r)
 
 
-def test_the_serving_view_and_page_1s_lever_stop_at_the_engines_max_sequences():
+def test_the_serving_view_and_page_1s_lever_stop_at_the_engines_max_sequences_or_the_compute_roof():
     """Llama 3.1 8B on one A100 80GB at context 128 holds thousands of sequences, but the engine runs 256 at once
     (vLLM's max_num_seqs default, the spec's engine block silent: https://docs.vllm.ai/en/latest/api/vllm/config/
     scheduler.html): figure 6's caption and page 1's batching lever named the batch that fits (serving.engine_limit
@@ -294,8 +294,18 @@ def test_the_serving_view_and_page_1s_lever_stop_at_the_engines_max_sequences():
     assert r.curves["serving_tokens_per_s_at_engine"][j] == pytest.approx(tps, rel=1e-12)
     assert f"{tps:,.0f} tok/s at S = 128 (batch 256, the engine's max_sequences; {cap:,} fit)" in caption7(r)
     row = next(x for x in r.decision if x["workload"] == "decode" and x["batch"] == 1 and x["context"] == 128)
-    assert row["lever"]["change"] == f"batch 256 (the engine's max_sequences; {cap:,} fit)"
-    assert row["lever"]["gain"] == pytest.approx(tps / row["tokens_per_s"], rel=1e-12)
+    # the step turns compute-bound before the engine's 256 (decision.compute_bound_batch): page 1's lever names the
+    # first batch where it does, whose tok/s the 256 only match, each token waiting longer
+    def binds(n):
+        e = r.envs[r.lead].at(batch=float(n), context=128.0)
+        return float(r.q["decode_time_compute"](e)) >= float(r.q["decode_time_memory"](e))
+
+    first = next(n for n in range(2, 257) if binds(n))
+    assert 1 < first < 256 and not binds(first - 1)
+    assert row["lever"]["change"] == f"batch {first} (compute-bound from there; the 256 that could run give no more tok/s)"
+    at_first = float(np.asarray(r.q["decode_tokens_per_s"](r.envs[r.lead].at(batch=float(first), context=128.0))))
+    assert at_first == pytest.approx(tps, rel=1e-12)  # the compute roof's rate: P over the FLOPs of a token
+    assert row["lever"]["gain"] == pytest.approx(at_first / row["tokens_per_s"], rel=1e-12)
 
 
 @pytest.mark.parametrize("spec, over", [("mixtral8x22b-h100-tp8-ep8.yaml", ()),

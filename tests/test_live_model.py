@@ -44,6 +44,9 @@ def compare(spec, got: dict, r=None) -> list[str]:
     binds = r.verdicts.get("decode_binds")
     if binds is not None and [list(row) for row in binds] != got["verdicts"]["decode_binds"]:
         bad.append("decode_binds differ")
+    fits = r.verdicts.get("prefill_fits")
+    if fits is not None and list(fits) != got["verdicts"]["prefill_fits"]:
+        bad.append(f"prefill_fits differ: {list(fits)} against {got['verdicts']['prefill_fits']}")
     return bad + compare_decision(r, got["decision"])
 
 
@@ -169,6 +172,26 @@ def test_a_layout_what_if_recomputes_every_number_at_the_new_layout():
     got = js_evaluate(specs)
     for spec, g in zip(specs, got, strict=True):
         assert compare(spec, g) == [], (spec.name, spec.parallelism)
+
+
+# prompts whose KV cache does not fit beside the weights (evaluate.prompt_fits), and batching levers that stop where
+# the round turns compute-bound (decision.compute_bound_batch): at a layout, on one card, over a windowed pipeline
+FITS = [
+    ("llama70b-h100-tp2.yaml", ["workloads.prefill.prompt=[4k, 100k]"]),
+    ("llama8b-h100.yaml", ["hardware.memory.capacity=20 GiB", "workloads.prefill.prompt=[2k, 64k]"]),
+    ("llama8b-h100.yaml", ["model=gemma-3-27b", "parallelism.pp=2", "workloads.prefill.prompt=[8k, 2M]",
+                           "workloads.decode.context=[1k, 128k]"]),
+    ("llama8b-h100.yaml", ["parallelism.tp=2"]),
+]
+
+
+def test_the_prompts_that_fit_and_the_batching_levers_match():
+    specs = [load_spec(SPECS / n, o) for n, o in FITS]
+    got = js_evaluate(specs)
+    for spec, g in zip(specs, got, strict=True):
+        assert compare(spec, g) == [], (spec.name, spec.overrides)
+    assert got[0]["verdicts"]["prefill_fits"] == [True, False]
+    assert any("compute-bound from there" in (row["lever"] or {}).get("change", "") for row in got[3]["decision"]["rows"])
 
 
 def test_the_pages_compacted_bundle_evaluates_as_the_readable_sources():

@@ -8,6 +8,7 @@ in SI units (seconds, token/s, $ per million tokens), ``table`` for a terminal.
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from genreport.commands.options import Parser, add_verbosity
@@ -52,7 +53,10 @@ def main(argv: list[str]) -> int:
     from genreport.present.fmt import device
     from genreport.present.summary import chapters, sentences, serving_text
 
-    r = genreport.evaluate(genreport.load_spec(Path(args.spec), overrides=args.overrides))
+    spec = genreport.load_spec(Path(args.spec), overrides=args.overrides)
+    for w in spec.warnings:  # what a build of the same spec warns of (a prompt past the model's context), on stderr
+        print(w, file=sys.stderr)
+    r = genreport.evaluate(spec)
     noun = r.spec.hardware.noun  # page 1's words for the device: "chip" on a TPU or a Gaudi, as the report says
     header, rows = device(r.decision_table(), noun)
     records = [{k: _plain(x.get(k)) for k in RECORD_KEYS} for x in r.decision]

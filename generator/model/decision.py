@@ -189,14 +189,15 @@ def rows(r) -> list[dict]:
             # walk through the stages multiplies them all
             roof = str(r.verdicts["prefill_binds"][i])
             second = sorted(ledgers.values())[-2]
+            fits = fits_weights and bool(r.verdicts["prefill_fits"][i])  # and the prompt's KV cache beside them
             out.append({
                 "workload": "prefill", "label": f"prefill P = {t_tok:,}", "tokens": t_tok,
-                "binds": roof, "roof": roof,
+                "binds": roof if fits else "capacity", "roof": roof,
                 "time": t, "other_roof": max(ledgers.values()) / second if second > 0 else None,
-                "other": _next(ledgers), "fits": fits_weights,
+                "other": _next(ledgers), "fits": fits,
                 "ms_to_first_token": t * 1e3, "tokens_per_s": prompt_rate(t_tok, busy, stages),
                 "usd_per_mtok": _usd_per_mtok(price * replica if price else None, prompt_rate(t_tok, busy, stages))
-                if fits_weights else None,
+                if fits else None,
             })
     if r.training:
         t_tok = w.training_tokens
@@ -283,18 +284,59 @@ def _capacity_rate(r, context) -> tuple[float | None, float | None, float | None
         if not cap:
             return None, None, None
         runs = float(engine_limit(r.spec.hardware, cap))
-        return cap, runs, runs / _lever_bound(r, runs, context)
+        return cap, runs, _batch_rate(r, runs, context)
     cap = physical("capacity_batch", r.per_context[r.lead]["capacity_batch_raw"][j])[0]
     if not cap:
         return None, None, None
     runs = float(engine_limit(r.spec.hardware, cap))
-    env = spec_env(r.spec).at(batch=runs, context=float(context))
-    return cap, runs, float(np.asarray(r.q["decode_tokens_per_s"](env)))
+    return cap, runs, _batch_rate(r, runs, context)
 
 
-def batch_lever(cap: float, runs: float) -> str:
+def _batch_rate(r, batch: float, context) -> float:
+    """tok/s of a replica's round (at a layout) or one card's step at ``batch`` sequences and ``context``: the rate a
+    page-1 decode row states."""
+    if r.parallel is not None and r.lead in r.parallel.decode:
+        return batch / _lever_bound(r, batch, context)
+    env = spec_env(r.spec).at(batch=float(batch), context=float(context))
+    return float(np.asarray(r.q["decode_tokens_per_s"](env)))
+
+
+def _compute_binds(r, batch: float, context) -> bool:
+    """Whether the compute ledger binds a page-1 decode row's step (one card) or its replica's round (at a layout,
+    one GPU's compute ledger at least its HBM and interconnect ledgers) at ``batch`` and ``context``."""
+    if r.parallel is not None and r.lead in r.parallel.decode:
+        from genreport.model.layout import decode_ledgers_at
+
+        led = decode_ledgers_at(r.spec, r.lead, float(batch), float(context))
+        return led["compute"] >= max(led["bandwidth"], led["interconnect"])
+    env = spec_env(r.spec).at(batch=float(batch), context=float(context))
+    return float(np.asarray(r.q["decode_time_compute"](env))) >= float(np.asarray(r.q["decode_time_memory"](env)))
+
+
+def compute_bound_batch(binds, low: float, runs: float) -> float:
+    """The smallest whole batch above ``low`` and at most ``runs`` at which ``binds(batch)`` (the compute ledger
+    binds), where it does at ``runs``; else ``runs`` (bisection: the FLOPs grow in step with B, the bytes and the
+    collectives no faster, so once the compute binds it stays).  Past that batch the bound's tok/s stays where it is
+    and every more sequence waits longer for its token: Llama 3.1 405B int4 on 4 MI300X at 1k named batch 256 (the
+    engine's max_sequences) for the 6,376 tok/s that batch 128 already gives, at twice the time per token (QA)."""
+    lo, hi = int(low), int(runs)
+    if not binds(float(hi)) or binds(float(lo)):
+        return float(hi)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if binds(float(mid)):
+            hi = mid
+        else:
+            lo = mid
+    return float(hi)
+
+
+def batch_lever(cap: float, runs: float, batch: float | None = None) -> str:
     """The batching lever's change: the batch a replica runs, and where the engine's max_sequences stops it before
-    the memory, that it does and how many would fit."""
+    the memory, that it does and how many would fit; ``batch`` below ``runs``, the batch that already gives
+    the compute ledger binds (:func:`compute_bound_batch`), and how many could run."""
+    if batch is not None and batch < runs:
+        return f"batch {int(batch):,} (compute-bound from there; the {int(runs):,} that could run give no more tok/s)"
     if runs < cap:
         return f"batch {int(runs):,} (the engine's max_sequences; {int(cap):,} fit)"
     return f"batch {int(cap):,}"
@@ -353,14 +395,18 @@ def best_lever(r, row: dict) -> dict | None:
             return {"change": o["label"], "gain": None, "effect": "the weights fit"}
         if row["workload"] == "decode":
             return {"change": "a smaller batch or context", "gain": None, "effect": "the KV cache fits"}
+        if row["workload"] == "prefill":
+            return {"change": "a shorter prompt or more GPUs", "gain": None, "effect": "the KV cache fits"}
         return None
     levers = {lv["lever"]: lv for lv in r.levers}
     if row["workload"] == "decode" and row["binds"] == "bandwidth":
         candidates = []
         cap, runs, tps = _capacity_rate(r, row["context"])
         if cap and runs > row["batch"]:
-            candidates.append({"change": batch_lever(cap, runs), "gain": tps / row["tokens_per_s"],
-                               "effect": "tok/s"})
+            batch = compute_bound_batch(lambda b: _compute_binds(r, b, row["context"]), row["batch"], runs)
+            if batch > row["batch"]:
+                gain = (tps if batch == runs else _batch_rate(r, batch, row["context"])) / row["tokens_per_s"]
+                candidates.append({"change": batch_lever(cap, runs, batch), "gain": gain, "effect": "tok/s"})
         before = _lever_bound(r, row["batch"], row["context"])
         for key in ("weights-int4", "weights-int8", "bandwidth-1.5"):
             if key in levers and not (key == "weights-int8" and "weights-int4" in levers):

@@ -220,6 +220,7 @@ def _verdicts(r: Results) -> dict[str, object]:
             comm = par.prefill[lead]["prefill_time_comm"]
             binds[comm > np.maximum(tc, tm)] = "interconnect"
         v["prefill_binds"] = binds
+        v["prefill_fits"] = prompt_fits(r, lead)
     if r.training:
         t = r.spec.workloads.training_tokens
         v["training_intensity"] = float(r.q["training_weight_reuse_intensity"](
@@ -230,6 +231,20 @@ def _verdicts(r: Results) -> dict[str, object]:
         v["training_ridge"] = float(r.spec.hardware.dense[fmt]) / float(np.ravel(r.envs[lead].values["W"])[0])
         v["training_binds"] = "compute" if v["training_intensity"] >= v["training_ridge"] else "bandwidth"
     return v
+
+
+def prompt_fits(r: Results, acc: str) -> list[bool]:
+    """Whether one sequence of each of the spec's prompts fits beside the weights: the replica's capacity_batch_replica
+    (at a layout, the binding stage's) or the card's capacity_batch at context T, at least 1.  A prefill writes the
+    prompt's whole KV cache: a 102,400-token prompt of Llama 3.1 70B on 2 H100, whose replica holds 34,210 tokens,
+    read "fits" with a price (QA)."""
+    prompts = np.asarray(r.spec.workloads.prefill_prompt, dtype=float)
+    if r.parallel is not None:
+        caps = [float(np.ravel(r.q["capacity_batch_replica"](layout.point_values(
+            r.spec, acc, "capacity_batch_replica", context=float(t))))[0]) for t in prompts]
+    else:
+        caps = np.ravel(np.asarray(r.q["capacity_batch"](r.envs[acc].held(context=prompts)), dtype=float))
+    return [bool(c >= 1) for c in caps]
 
 
 def _whole_on_one_card(env: Env, spec: ReportSpec) -> Env:

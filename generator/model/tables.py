@@ -7,6 +7,7 @@ import math
 import numpy as np
 from genreport.formulas import portable
 from genreport.formulas.recipes import RECIPE_SOURCE, TRAINING_RECIPES, recipe_bytes_per_param
+from genreport.model.stages import usable_at
 from genreport.model.stated import critical_context
 from genreport.model.values import physical, sorted_unique
 
@@ -104,15 +105,17 @@ def compare(spec, q, make_env) -> tuple[dict, ...]:
         bound, t_mem, t_comp = _bound_weights_only(hw, spec, q, make_env)
         price = hw.price_per_hour
         tok_s = 1.0 / bound if bound > 0 else math.inf
+        fits = n * spec.precision.weight_bytes <= usable_at(hw, spec.model, 1)  # the whole model on one card
         rows.append({
             "name": hw.name, "title": hw.title, "peak": hw.dense[fmt], "bandwidth": hw.bandwidth,
             "capacity": hw.capacity, "ridge": hw.dense[fmt] / hw.bandwidth,
             "compute_ratio": hw.dense[fmt] / base_hw.dense[fmt], "bandwidth_ratio": hw.bandwidth / base_hw.bandwidth,
             "decode_speedup": base / bound if bound > 0 else math.inf, "decode_tokens_per_s": tok_s,
             "t_mem": t_mem, "t_comp": t_comp,
-            "fits": n * spec.precision.weight_bytes <= hw.usable,
+            "fits": fits,
             "usd_per_hour": price,
-            "tokens_per_usd": tok_s * 3600.0 / price if price else None,
+            # a card that cannot hold the model sells no tokens (the bound beside it is what it would do, were it to)
+            "tokens_per_usd": tok_s * 3600.0 / price if price and fits else None,
             "is_base": hw is base_hw,
         })
     return tuple(rows)
@@ -130,6 +133,10 @@ def compare_models(spec, q, make_env) -> tuple[dict, ...]:
         if model is None:
             continue
         env = make_env(hw, model, spec.precision, spec.accounting)
+        # each model whole on one card, with that card's own workspace for it (evaluate._whole_on_one_card), not the
+        # layout GPU's: Llama 3.1 70B fp8 on H200 beside a 405B on 8 read 12 sequences at 32k where its own report
+        # reads 11 (QA)
+        env.values["C"] = usable_at(hw, model, 1)
         e, es, one = env.at(), env.at(context=s_last), env.at(batch=1.0)
         t_mem, t_comp = float(q["weight_stream_time"](one)), float(q["weight_flops_time"](one))
         rows.append({
@@ -140,7 +147,7 @@ def compare_models(spec, q, make_env) -> tuple[dict, ...]:
             "ceiling": float(q["decode_intensity_ceiling"](env.at(context=s_last, reads=True))),
             "critical_context": critical_context(q, env)[0],
             "capacity_batch": max(0.0, float(q["capacity_batch"](es))),
-            "fits": float(q["weight_bytes"](e)) <= hw.usable, "is_base": model is spec.model,
+            "fits": float(q["weight_bytes"](e)) <= env.values["C"], "is_base": model is spec.model,
         })
     return tuple(rows)
 

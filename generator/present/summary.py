@@ -47,13 +47,15 @@ def _overhead_clause(row: dict) -> str:
     return f" (overhead-bound: {fmt.time(row['overhead'])} of it is the kernels' fixed costs, its largest term)"
 
 
-def _collectives_clause(row: dict, stages: int) -> str:
+def _collectives_clause(row: dict, stages: int, groups: bool = True) -> str:
     """The serial estimate's own collectives (not the bound's interconnect ledger: bound and estimate never mixed),
-    at their scope: one GPU's round, which is one pipeline stage's share where there are several."""
+    at their scope: one GPU's round, which is one pipeline stage's share where there are several; ``groups``: the
+    round has tensor- or expert-parallel collectives besides the stages' sends (a pp-only layout's are sends)."""
     if not row.get("comm_est"):
         return "with no collective on its critical path"
     if stages > 1:
-        return f"through {stages} stages, each GPU's round spending {fmt.time(row['comm_est'])} in collectives"
+        what = "collectives and stage-to-stage sends" if groups else "stage-to-stage sends"
+        return f"through {stages} stages, each GPU's round spending {fmt.time(row['comm_est'])} in {what}"
     return f"{fmt.time(row['comm_est'])} of it in the collectives on its critical path"
 
 
@@ -74,7 +76,7 @@ def sentences(r: Results) -> list[str]:
             out.append(f"{where}, decode at batch {d1['batch']:,} and context {d1['context']:,} is "
                        f"{d1['roof']}-bound: the strict bound is {fmt.time(d1['time'])} per token (the ledgers "
                        f"overlapped), at most {fmt.num(d1['tokens_per_s_gpu'])} tok/s per GPU; the serial estimate is "
-                       f"{fmt.time(d1['serial'])}, {_collectives_clause(d1, p.pp)}{_overhead_clause(d1)}.")
+                       f"{fmt.time(d1['serial'])}, {_collectives_clause(d1, p.pp, p.tp > 1 or p.ep > 1)}{_overhead_clause(d1)}.")
         elif len(out) < 1 and not d1["fits"] and r.verdicts.get("weights_fit", True):
             # the capacity binds (the decision table's "binds"): the roofs' time is what it would take, were it to fit
             out.append(f"Decode at batch {d1['batch']:,} and context {d1['context']:,} does not fit: "
@@ -120,8 +122,14 @@ def sentences(r: Results) -> list[str]:
             break
         if x["workload"] == "prefill" and x is max((y for y in rows if y["workload"] == "prefill"),
                                                    key=lambda y: y["tokens"]):
-            out.append(f"{prose.article(x['tokens']).capitalize()} {x['tokens']:,}-token prefill is {x['roof']}-bound: at least {fmt.time(x['time'])} to the "
-                       f"first token.")
+            head = f"{prose.article(x['tokens']).capitalize()} {x['tokens']:,}-token prefill"
+            if not x["fits"] and r.verdicts.get("weights_fit", True):  # the prompt's KV cache, not the weights
+                scope = " of a replica" if r.parallel is not None else ""
+                out.append(f"{head} does not fit: its KV cache needs more than the memory{scope} holds beside the "
+                           f"weights; were it to fit, it would be {x['roof']}-bound, at least {fmt.time(x['time'])} to "
+                           "the first token.")
+            else:
+                out.append(f"{head} is {x['roof']}-bound: at least {fmt.time(x['time'])} to the first token.")
         elif x["workload"] == "training":
             head = f"Training {prose.article(x['tokens'])} {x['tokens']:,}-token micro-batch is {x['roof']}-bound"
             if x["fits"]:
@@ -213,13 +221,17 @@ def _windowed_kv(r: Results, sc: dict, scope: str) -> str:
     kv, share = prose.kv_room_facts(r, sc, contexts)
     if not kv["bounded"]:
         return ""
-    parts = []
+    # the whole model's bytes beside its layer counts; a GPU's share after them (a QA read "40 KiB/token (10 global
+    # layers) on each GPU" where each GPU of pp 2 holds 5 of the 10 layers' cache)
+    parts, each = [], []
     if kv["global_layers"]:
-        parts.append(f"{fmt.kib(kv['bytes_per_token_global'] / share)}/token ({kv['global_layers']} global layers)")
+        parts.append(f"{fmt.kib(kv['bytes_per_token_global'])}/token ({kv['global_layers']} global layers)")
+        each.append(f"{fmt.kib(kv['bytes_per_token_global'] / share)}/token")
     local = [f"{n} {what}" for n, what in ((kv["windowed_layers"], "windowed"), (kv["chunked_layers"], "chunked"))
              if n]
-    parts.append(f"{fmt.memsize(round(kv['bytes_per_sequence_windowed'] / share))}/sequence ({', '.join(local)} "
+    parts.append(f"{fmt.memsize(round(kv['bytes_per_sequence_windowed']))}/sequence ({', '.join(local)} "
                  "at full window)")
+    each.append(f"{fmt.memsize(round(kv['bytes_per_sequence_windowed'] / share))}/sequence")
     one, most = kv["tokens_one_sequence"], m.max_context  # what the memory holds; what the model reads at most
     if one is None:
         first = f"one sequence of the model's longest context ({most:,})" if most else "any context for one sequence"
@@ -228,7 +240,7 @@ def _windowed_kv(r: Results, sc: dict, scope: str) -> str:
         first = f"{fmt.integer(one)} tokens for one sequence{past}"
     fits = [first]
     fits += [f"{fmt.integer(n)} sequence{'' if n == 1 else 's'} at {s:,}" for s, n in kv["sequences"].items()]
-    gpu = " on each GPU" if share != 1 else ""
+    gpu = f" ({' + '.join(each)} on each GPU)" if share != 1 else ""
     return f"KV {' + '.join(parts)}{gpu}: {', '.join(fits)}{scope}"
 
 

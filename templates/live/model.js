@@ -738,6 +738,12 @@ const GR_MODEL = (function () {
         if (comm && comm[i] > Math.max(tc, tms[i])) return "interconnect";
         return tc >= tms[i] ? "compute" : "bandwidth";
       });
+      // one sequence of the prompt beside the weights: the replica's capacity at a layout, the card's on one
+      // (evaluate.prompt_fits)
+      v.prefill_fits = w.prefill_prompt.map(function (tk) {
+        const cap = par ? GR_PARALLEL.promptCapacity(inp, t, lead, tk) : call("capacity_batch", envs[lead].held(tk));
+        return cap >= 1;
+      });
     }
     if (training.length) {
       v.training_intensity = call("training_weight_reuse_intensity",
@@ -975,11 +981,12 @@ const GR_MODEL = (function () {
         }
         const ledgers = Object.values(named);
         const roof = res.verdicts.prefill_binds[i], second = ledgers.slice().sort((x, y) => x - y)[ledgers.length - 2];
+        const fits = fitsWeights && res.verdicts.prefill_fits[i];  // and the prompt's KV cache beside them
         out.push({workload: "prefill", label: "prefill P = " + tk.toLocaleString("en-US"), tokens: tk,
-          binds: roof, roof: roof, time: time,
-          other_roof: second > 0 ? Math.max.apply(null, ledgers) / second : null, other: nextLedger(named), fits: fitsWeights,
+          binds: fits ? roof : "capacity", roof: roof, time: time,
+          other_roof: second > 0 ? Math.max.apply(null, ledgers) / second : null, other: nextLedger(named), fits: fits,
           ms_to_first_token: time * 1e3, tokens_per_s: tk * stages / busy,  // pp stages admit a prompt every 1/pp
-          usd_per_mtok: fitsWeights ? usdPerMtok(price && par ? price * par.replica_gpus : price, tk * stages / busy) : null});
+          usd_per_mtok: fits ? usdPerMtok(price && par ? price * par.replica_gpus : price, tk * stages / busy) : null});
       });
     }
     if (res.training.length) {
@@ -1039,6 +1046,7 @@ const GR_MODEL = (function () {
       }
       if (opts.length) return {change: opts[0].label, gain: null, effect: "the weights fit"};
       if (row.workload === "decode") return {change: "a smaller batch or context", gain: null, effect: "the KV cache fits"};
+      if (row.workload === "prefill") return {change: "a shorter prompt or more GPUs", gain: null, effect: "the KV cache fits"};
       return null;
     }
     const byName = {};
@@ -1055,11 +1063,33 @@ const GR_MODEL = (function () {
       // no more than the engine runs at once (serving.engine_limit: its max_sequences, 0 none; decision.batch_lever)
       const maxSeq = inp.hardware.max_sequences || 0, runs = cap && maxSeq > 0 ? Math.min(cap, maxSeq) : cap;
       if (cap && runs > row.batch) {
-        const tps = atLayout ? runs / bound(inp, runs, null, 1.0)
-          : call("decode_tokens_per_s", res.envs[res.lead].at(runs, row.context));
+        const rate = b => atLayout ? b / bound(inp, b, null, 1.0)
+          : call("decode_tokens_per_s", res.envs[res.lead].at(b, row.context));
+        // where the compute binds at the batch that could run, the smallest batch at which it does
+        // (decision.compute_bound_batch): past it more sequences only wait longer
+        const binds = b => {
+          if (atLayout) {
+            const l = GR_PARALLEL.roundLedgers(inp, t, res.lead, b, row.context, null, 1.0, 1.0);
+            return l.compute >= Math.max(l.bandwidth, l.interconnect);
+          }
+          const e = res.envs[res.lead].at(b, row.context);
+          return call("decode_time_compute", e) >= call("decode_time_memory", e);
+        };
         const commas = x => Math.trunc(x).toLocaleString("en-US");
-        candidates.push({change: runs < cap ? "batch " + commas(runs) + " (the engine's max_sequences; " + commas(cap)
-          + " fit)" : "batch " + commas(cap), gain: tps / row.tokens_per_s, effect: "tok/s"});
+        let lo = Math.trunc(row.batch), hi = Math.trunc(runs);
+        if (binds(hi) && !binds(lo)) {
+          while (hi - lo > 1) {
+            const mid = Math.floor((lo + hi) / 2);
+            if (binds(mid)) hi = mid; else lo = mid;
+          }
+        }
+        if (hi > row.batch) {
+          const change = hi < runs ? "batch " + commas(hi) + " (compute-bound from there; the " + commas(runs)
+            + " that could run give no more tok/s)"
+            : runs < cap ? "batch " + commas(runs) + " (the engine's max_sequences; " + commas(cap) + " fit)"
+            : "batch " + commas(cap);
+          candidates.push({change: change, gain: rate(hi) / row.tokens_per_s, effect: "tok/s"});
+        }
       }
       const before = bound(inp, row.batch, null, 1.0);
       for (const k of ["weights-int4", "weights-int8", "bandwidth-1.5"]) {

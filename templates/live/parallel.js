@@ -633,6 +633,14 @@ const GR_PARALLEL = (() => {
     return v;
   }
 
+  /** Sequences of ``tk`` tokens one replica holds beside its weights (layout.point_values' capacity_batch_replica
+   * at context tk): whether a prompt's KV cache fits (evaluate.prompt_fits). */
+  function promptCapacity(inp, t, acc, tk) {
+    const par = inp.parallelism, atLayout = M.makeEnv(inp, t, acc), env = atLayout.oneCard(), w = inp.workloads;
+    const base = layoutValues(env, inp, par, chooseLinks(inp.hardware, par)[0], t, w.recipes.length ? w.recipes[0] : "bf16-grads");
+    return call("capacity_batch_replica", heldAt(base, inp, t, par, tk, env.at(null, tk).c));
+  }
+
   function roundBound(inp, t, acc, b, s, precision, scaleW) {
     return call("decode_time_bound", roundValues(inp, t, acc, b, s, precision, scaleW, 1.0));
   }
@@ -685,7 +693,7 @@ const GR_PARALLEL = (() => {
 
   return {evaluate: evaluate, chooseLinks: chooseLinks, layoutValues: layoutValues, atBatch: atBatch, atPrompt: atPrompt,
     promptGroup: promptGroup, decodeRows: decodeRows, stepLinks: stepLinks,
-    roundBound: roundBound, roundLedgers: roundLedgers, prefillBound: prefillBound,
+    roundBound: roundBound, roundLedgers: roundLedgers, prefillBound: prefillBound, promptCapacity: promptCapacity,
     layoutSlice: layoutSlice, sliceValues: sliceValues, oneCard: oneCard, replicaRates: replicaRates,
     busiestRedundant: busiestRedundant, stageValues: stageValues, heldAt: heldAt, stageHead: stageHead};
 })();

@@ -306,9 +306,11 @@ const GR_PROSE = (function () {
   }
 
   /** The serial estimate's own collectives, not the bound's interconnect ledger (summary._collectives_clause). */
-  function collectivesClause(row, stages) {
+  function collectivesClause(row, stages, groups) {
     if (!row.comm_est) return "with no collective on its critical path";
-    return stages > 1 ? `through ${stages} stages, each GPU's round spending ${GR_FMT.time(row.comm_est)} in collectives`
+    // a pp-only layout's round sends between stages; tensor- or expert-parallel groups add collectives
+    const what = groups ? "collectives and stage-to-stage sends" : "stage-to-stage sends";
+    return stages > 1 ? `through ${stages} stages, each GPU's round spending ${GR_FMT.time(row.comm_est)} in ${what}`
       : `${GR_FMT.time(row.comm_est)} of it in the collectives on its critical path`;
   }
 
@@ -341,7 +343,7 @@ const GR_PROSE = (function () {
         out.push(`${where}, decode at batch ${commas(d1.batch)} and context `
           + `${commas(d1.context)} is ${d1.roof}-bound: the strict bound is ${F.time(d1.time)} per token (the ledgers `
           + `overlapped), at most ${F.num(d1.tokens_per_s_gpu)} tok/s per GPU; the serial estimate is `
-          + `${F.time(d1.serial)}, ${collectivesClause(d1, par.pp)}${overheadClause(d1)}.`);
+          + `${F.time(d1.serial)}, ${collectivesClause(d1, par.pp, par.tp > 1 || (par.ep || 1) > 1)}${overheadClause(d1)}.`);
       } else if (out.length < 1 && !d1.fits && weightsFit) {
         // the capacity binds: the roofs' time is what it would take, were it to fit (summary.sentences)
         out.push(`Decode at batch ${commas(d1.batch)} and context ${commas(d1.context)} does not fit: `
@@ -388,8 +390,14 @@ const GR_PROSE = (function () {
     for (const x of rows) {
       if (out.length >= 3) break;
       if (x.workload === "prefill" && x === longest) {
-        out.push(`${capitalize(article(x.tokens))} ${commas(x.tokens)}-token prefill is ${x.roof}-bound: at least ${F.time(x.time)} to the `
-          + "first token.");
+        const head = `${capitalize(article(x.tokens))} ${commas(x.tokens)}-token prefill`;
+        if (!x.fits && weightsFit) {  // the prompt's KV cache, not the weights (summary.sentences)
+          out.push(`${head} does not fit: its KV cache needs more than the memory${par ? " of a replica" : ""} holds `
+            + `beside the weights; were it to fit, it would be ${x.roof}-bound, at least ${F.time(x.time)} to the `
+            + "first token.");
+        } else {
+          out.push(`${head} is ${x.roof}-bound: at least ${F.time(x.time)} to the first token.`);
+        }
       } else if (x.workload === "training") {  // summary.sentences
         const head = `Training ${article(x.tokens)} ${commas(x.tokens)}-token micro-batch is ${x.roof}-bound`;
         if (x.fits) {
