@@ -70,6 +70,10 @@ def test_a_layout_s_value_says_whose_it_is_where_the_formula_agrees(capsys):
     assert lines[-2].startswith("  tok_s = 5479.9")
     assert lines[-1] == ("  scope: one replica's (8 GPUs of tp 8 x pp 1 x ep 1 x dp 1) (results.json: "
                          "decode_tokens_per_s at batch = 64, context = 8192)")
+    # the point in one --at, in the words of --batch and --context (QA, stop 81: it read '64,context=8k' as a value)
+    assert main(["derive", "decode_tokens_per_s", "--spec", "specs/llama70b-h100-tp8.yaml", "--at",
+                 "batch=64,context=8k"]) == 0
+    assert capsys.readouterr().out.strip().splitlines()[-2:] == lines[-2:]
     assert main(["derive", "kv_bytes_per_token", "--spec", "specs/llama70b-h100-tp8.yaml"]) == 0
     lines = capsys.readouterr().out.strip().splitlines()
     assert lines[-2].startswith("  c = 40960 B") and 80 * 2 * 1 * 128 * 2 == 40960

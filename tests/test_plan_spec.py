@@ -164,3 +164,26 @@ def test_a_service_of_millions_of_users_sizes_no_layouts_arrays_by_them(monkeypa
     rows = json.loads(capsys.readouterr().out)["rows"]
     assert rows and all(r["batch"] <= 256 and r["gpus_for_users"] // r["gpus"] * r["dp"] * r["batch"] >= 10**7
                         for r in rows[:5])  # replicas x their dp ranks x the batch of each
+
+
+def test_a_missing_spec_file_is_named_before_the_gpus(tmp_path, capsys):
+    """`plan specs/missing.yaml` without --hardware: the path is the problem, not the GPUs (QA, stop 81)."""
+    from genreport.commands import cli
+
+    assert cli.main(["plan", str(tmp_path / "missing.yaml")]) == 1
+    err = capsys.readouterr().err
+    assert "missing.yaml" in err and "no such spec file" in err and "no GPU given" not in err, err
+
+
+def test_a_prompt_alone_is_priced_and_ranked_by_its_prefill(capsys):
+    """--prompt 32k --output 1: the request is its prompt (a classification, a scoring), so a request costs its
+    prompt at $/M in, which 'cost' ranks (by $/M out a 32k-token Qwen3 235B prompt ranked 72 B200s, at $4.32 per 1k
+    requests, first where 16 cost $1.13, QA); --context alone stays decode at that context, $/M out and no $/request."""
+    rows = _plan(capsys, "qwen3-235b-a22b", "--hardware", "h100-sxm,b200", "--prompt", "32k", "--output", "1",
+                 "--ttft", "3s")["rows"]
+    assert rows and all(r["usd_per_request"] == pytest.approx(32768 * r["usd_per_mtok_in"] / 1e6, rel=1e-12)
+                        for r in rows)
+    costs = [r["usd_per_request"] for r in rows]
+    assert costs == sorted(costs)
+    decode = _plan(capsys, "qwen3-235b-a22b", "--hardware", "h100-sxm", "--context", "32k")["rows"]
+    assert decode and all(r["usd_per_request"] is None for r in decode)

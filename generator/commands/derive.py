@@ -56,7 +56,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--at", dest="at", action="append", default=[], metavar="NAME=VALUE",
                    help="set the quantity's value (--at critical_context=1024, --at decode_intensity=0.9*ridge_point) "
                         "or an input symbol (--at W=4.8e12; B, S or T as a whole number also moves the point, as "
-                        "--batch, --context or --tokens do); VALUE: numbers, symbols and quantity ids joined by * and /")
+                        "--batch, --context or --tokens do: batch=, context= and tokens= name them too, and one --at "
+                        "may give several, --at batch=64,context=8k); VALUE: numbers, symbols and quantity ids joined "
+                        "by * and /")
     p.add_argument("--spec", metavar="SPEC", help="evaluate with this report spec's inputs")
     p.add_argument("--set", dest="overrides", action="append", default=[], metavar="PATH=VALUE",
                    help="with --spec: override a spec value as in a what-if report, e.g. "
@@ -90,8 +92,25 @@ def quantity_ids() -> list[str]:
     return sorted(BY_ID)
 
 
+# the point's words, as --batch, --context and --tokens name them, for the symbols --at takes
+AT_WORDS = {"batch": "B", "context": "S", "tokens": "T"}
+
+
+def _at_items(items: list[str]) -> list[str]:
+    """--at values as NAME=VALUE items: 'batch=64,context=8192' is two (a VALUE has no comma), and batch, context
+    and tokens are B, S and T (derive --at batch=64,context=8192 read '64,context=8192' as one value, QA)."""
+    out = []
+    for item in items:
+        parts = item.split(",") if all("=" in p for p in item.split(",")) else [item]
+        for part in parts:
+            name, eq, value = part.partition("=")
+            out.append(f"{AT_WORDS.get(name.strip(), name.strip())}{eq}{value}" if eq else part)
+    return out
+
+
 def main(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
+    args.at = _at_items(args.at)
     from genreport.formulas.quantities import BY_ID, DEFS
 
     if args.quantity is not None and not args.quantity.strip():  # derive '' listed every quantity, exit 0

@@ -321,6 +321,9 @@ def main(argv: list[str]) -> int:
 
     defaults = config.load()  # the user's and the project's defaults: GPUs, prices, the memory reserve
     spec = _report_spec(args.model)  # MODEL naming a report spec: its answers are the defaults (serving_report)
+    if spec is None and args.model.endswith((".yaml", ".yml")) and not Path(args.model).is_file():
+        # the path first: without --hardware a mistyped spec path was told to name a GPU (QA)
+        raise _err(args.model, "no such spec file", "check the path, or name a catalog model (genreport list models)")
     if args.hardware is None and spec is None:
         if not defaults.hardware:
             raise _err("--hardware", "no GPU given", "name one or more, e.g. --hardware h100-sxm,h200 (or set "
@@ -433,7 +436,11 @@ def main(argv: list[str]) -> int:
             if not is_own or g.name in given or ref in given else g
             for g, ref, is_own in zip(gpus, refs, mine, strict=True)]
     # a report spec's prefix cache: its prompts' uncached part is prefilled (the chapter's compute_batch takes it)
-    shape = Shape(prompt, output, ttft, users, asked["shape"].prefix_hit if asked else 0.0)
+    # output 1 with a prompt given (on the command line or by the spec's serving block): the prompt alone is the
+    # request, priced by its prefill (a 32k-token classification ranked by $/M output tokens named a layout of 72
+    # B200s whose prompts cost 3.8x those of 16, QA); --context alone, or nothing, is decode at that context
+    alone = output == 1 and (args.prompt is not None or bool(asked) and args.context is None)
+    shape = Shape(prompt, output, ttft, users, asked["shape"].prefix_hit if asked else 0.0, prefill_only=alone)
     priced = all(g.price_per_hour for g in gpus)
     order = ("cost" if priced else "speed") if args.sort == "auto" else args.sort  # the table's, for every GPU
     results = []

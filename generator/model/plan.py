@@ -373,6 +373,10 @@ class Shape:
     # the share of each prompt a prefix cache holds (serving.prefix_hit, a report spec's): its prefill is the rest
     # (compute_batch's F_r); plan's own command line has none
     prefix_hit: float = 0.0
+    # a request of its prompt alone (output 1 asked for: a classification, a scoring, a prefill-only service): its
+    # cost is its prompt's prefill, which 'cost' ranks; else output 1 reads as decode at the prompt's context (plan
+    # --context, the default), priced by $/M output tokens
+    prefill_only: bool = False
 
     @property
     def last_context(self) -> int:
@@ -796,7 +800,8 @@ def _plan_one(q, env, model, hw, prec, name, par, ctx, batches, latency, account
                    scale_out_groups=tuple(g for g, c in links.items() if c.tier == "scale-out"),
                    compute=prec.compute,
                    usd_per_request=(shape.prompt * p_in + (shape.output - 1) * p_out) / 1e6
-                   if p_in is not None and p_out is not None and shape.output > 1 else None,
+                   if p_in is not None and p_out is not None and shape.output > 1 else
+                   shape.prompt * p_in / 1e6 if p_in is not None and shape.prefill_only and shape.output == 1 else None,
                    **spec_fields)
 
 
