@@ -964,8 +964,8 @@ def test_a_pipelines_prefill_says_which_schedule_its_bound_allows():
     assert g["prefill_occupancy_bound"][0] > g["prefill_time_bound"][0]
     page = " ".join(page_of("llama70b-h100-tp8.yaml", over).split())
     assert ("Across the 2 pipeline stages the prefill's bound lets a schedule split each prompt into pieces that walk "
-            "the stages in turn (TeraPipe, Li et al., ICML 2021)") in page
-    assert "An engine that passes the whole prompt stage after stage, as vLLM, SGLang and TensorRT-LLM do" in page
+            "the stages in turn (TeraPipe, Li et al., ICML 2021; SGLang's chunked pipeline parallelism)") in page
+    assert "An engine that passes the whole prompt stage after stage, as vLLM and TensorRT-LLM do" in page
     assert "Across the 1 pipeline" not in page_of("llama70b-h100-tp8.yaml")
 
 

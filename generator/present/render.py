@@ -153,7 +153,9 @@ class Equations:
 
     def __init__(self):
         self.numbers: dict[str, int] = {}
-        self.shown: dict[str, str] = {}  # LaTeX -> anchor of the equation that first showed it
+        # LaTeX -> (anchor of the equation that first showed it, the step of its derivation that did; None: its own
+        # formula)
+        self.shown: dict[str, tuple[str, int | None]] = {}
         self.figures: dict[str, int] = {}
 
     def number(self, anchor: str) -> int:
@@ -163,13 +165,16 @@ class Equations:
         """Figures are numbered in the order they appear, like equations."""
         return self.figures.setdefault(name, len(self.figures) + 1)
 
-    def earlier(self, tex: str, anchor: str) -> dict | None:
-        """``{"number", "anchor"}`` of an earlier equation that showed ``tex``; None (and remember it) the first
-        time."""
-        first = self.shown.setdefault(tex, anchor)
+    def earlier(self, tex: str, anchor: str, step: int | None = None) -> dict | None:
+        """``{"number", "anchor", "step"}`` of an earlier equation that showed ``tex`` (``step``: as step ``step`` of
+        its derivation, not as its own formula; None where it was its own); None (and remember it) the first time.
+        A derivation's step that an earlier equation showed only within its own derivation says which step: Mixtral's
+        crossover batch read "decode intensity: as in (11)", the intensity ceiling, whose first step it is, where
+        equation (10), the decode intensity at a batch, streams the experts the batch touches (QA)."""
+        first, at = self.shown.setdefault(tex, (anchor, step))
         if first == anchor:
             return None
-        return {"number": self.number(first), "anchor": first}
+        return {"number": self.number(first), "anchor": first, "step": at}
 
 
 def _layout_note(block: dict, r: Results, e) -> None:

@@ -154,7 +154,7 @@ def _columns(box: str, attrs: str, body: str) -> list[tuple[float, float]]:
     """(min, max) content width of each column, padding included, of a table in a ``<div>`` with ``box``'s
     attributes; raises _Unknown where the table or its box has anything this module does not know."""
     classes, around = _classes(attrs), _classes(box)
-    if classes - {"decision", "priced"} or around - {"scroll", "inputs-box"} or "scroll" not in around:
+    if classes - {"decision", "priced", "slice"} or around - {"scroll", "inputs-box"} or "scroll" not in around:
         raise _Unknown(attrs + box)
     base = TABLE_FONT["decision" if "decision" in classes else "inputs" if "inputs-box" in around else ""]
     pad = 2 * CELL_PAD["decision" if "decision" in classes else ""]

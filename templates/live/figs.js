@@ -334,6 +334,10 @@ const GR_FIGS = (function () {
         const ex = lab.x + o[0] * 4 / len, ey = lab.y - o[1] * 4 / len;
         out += polyline([[sx, sy], [ex, ey]], stroke(col, 0.5));
       }
+      if (lab.backdrop) {  // a white box under a label lines may cross (style.place_labels' backdrop)
+        const p = padded(b, 0.4);  // the box's pad, 0.4 pt
+        out += `<rect x="${c(p.x0)}" y="${c(p.y0)}" width="${c(p.x1 - p.x0)}" height="${c(p.y1 - p.y0)}" fill="#ffffff" fill-opacity="0.8"/>`;
+      }
       out += drawText(b, ` fill="${col}" data-role="label"`);
       taken.push(padded(b, 3 / PX));
     }
@@ -661,7 +665,8 @@ const GR_FIGS = (function () {
         const x = a.x(s.cap), y = a.y(ic);
         marks.push(marker(x, y, "D", 6.5, ORANGE, BLACK, 0.6, ` data-role="capacity" data-batch="${s.cap.toPrecision(6)}"`));
         obstacles.push(square(x, y, 3.25));
-        labels.push({ text: `B = ${num(s.cap)}\nI = ${num(ic)}`, x: x, y: y, color: "#333333", offsets: [[6, -4, "left", "top"]] });
+        labels.push({ text: `B = ${num(s.cap)}\nI = ${num(ic)}`, x: x, y: y, color: "#333333", offsets: [[6, -4, "left", "top"]],
+          backdrop: true });
         if (first) entries.push({ label: "capacity limit", marker: { shape: "D", ms: 6.5, face: ORANGE, edge: BLACK, mew: 0.6 } });
         first = false;
       }

@@ -10,6 +10,8 @@
  *   data-live="<name>"     page 1's decision rows and the inputs echoed in the text
  *   data-fact="<name>"     derived numbers of the prose
  *   data-static            not recomputed in the page: dimmed while a what-if is shown
+ *   data-frame             words of the built layout (tp, pp, ep, dp): dimmed, its numbers the built ones, while a
+ *                          what-if of the layout is shown; so are the formulas' symbolic forms (a slice's symbols)
  * Without scripts (or with none of this) the page is the report as built.
  */
 const GR_PAGE = (function () {
@@ -32,6 +34,12 @@ const GR_PAGE = (function () {
     if (unit === "B/s") return F.bandwidth(value);
     if (unit === "token") return F.integer(value) + " tokens";
     return (F.num(value) + " " + u).trim();
+  }
+
+  /** The layout's degrees, to tell a what-if of the layout (the words and formulas the templates chose) from one
+   * of its inputs. */
+  function layoutKey(p) {
+    return p ? [p.tp || 1, p.pp || 1, p.ep || 1, p.dp || 1, p.redundant_experts || 0].join(",") : "1,1,1,1,0";
   }
 
   function paramsOf(el) {
@@ -231,23 +239,30 @@ const GR_PAGE = (function () {
     followCols(root, {context: w.decode_context, tokens: tokens});
     let count = 0;
     const active = overrides.length > applied.errors.length;
+    // a what-if of the layout: the words and formulas the templates chose for the built one no longer apply
+    const reframed = active && layoutKey(inp.parallelism) !== layoutKey(data.inputs.parallelism);
+    const keepsBuilt = el => el.closest("[data-static]") || (reframed && el.closest("[data-frame]"));
     root.querySelectorAll("[data-q], [data-q-gone]").forEach(function (el) {
       // a dimmed part states the spec as built, its numbers too: no sentence mixes its words with new numbers
-      const still = active && el.closest("[data-static]");
+      const still = active && keepsBuilt(el);
       if (still) el.setAttribute("data-built", "");
       else el.removeAttribute("data-built");
       if (still) return;
       const id = el.getAttribute("data-q") || el.getAttribute("data-q-gone");
       const e = res.entries.get(GR_MODEL.key(id, paramsOf(el)));
-      if (!e) {  // not a number of this what-if (e.g. a batch it leaves out)
+      if (!e) {  // not a number of this what-if (e.g. a batch it leaves out): a dash, dimmed as its label is
         el.removeAttribute("data-q");
         el.setAttribute("data-q-gone", id);
         el.textContent = "—";
+        el.classList.add("stale");
+        el.setAttribute("title", "not a point of this what-if: run the command for its own");
         return;
       }
       if (el.hasAttribute("data-q-gone")) {
         el.removeAttribute("data-q-gone");
         el.setAttribute("data-q", id);
+        el.classList.remove("stale");
+        el.removeAttribute("title");
       }
       el.textContent = text(e, el, t);
       el.setAttribute("data-value", e.value === null ? "" : String(e.value));
@@ -308,19 +323,25 @@ const GR_PAGE = (function () {
         }
       });
     }
-    serving(root, res, inp, t, active);
+    serving(root, res, inp, t, active, keepsBuilt);
     if (typeof GR_FIGS !== "undefined" && GR_FIGS.live) GR_FIGS.live(root, active ? {res: res, inp: inp, t: t} : null);
     root.querySelectorAll("[data-static]").forEach(function (el) {
       el.classList.toggle("stale", active);
       if (active) el.setAttribute("title", "for the spec as built: not recomputed in the page");
       else el.removeAttribute("title");
     });
+    root.querySelectorAll("[data-frame], .formula img.math, .formula .derivation").forEach(function (el) {
+      if (el.closest("[data-static]")) return;  // dimmed with it, or not, above
+      el.classList.toggle("stale", reframed);
+      if (reframed) el.setAttribute("title", "for the layout as built: run the command for this layout's");
+      else el.removeAttribute("title");
+    });
     root.documentElement.classList.toggle("whatif-live", active);
-    return {errors: applied.errors, inputs: inp, results: res, count: count};
+    return {errors: applied.errors, inputs: inp, results: res, count: count, reframed: reframed};
   }
 
   /** The serving chapter's numbers (techniques.js): its data-sv spans, lever rows and goodput sentence. */
-  function serving(root, res, inp, t, active) {
+  function serving(root, res, inp, t, active, keepsBuilt) {
     const sv = typeof GR_SERVING !== "undefined" ? GR_SERVING.compute(res, inp, t) : null;
     if (!sv) return;
     const n = sv.numbers, fmt = {integer: F.integer, nearest: F.nearest, num: F.num, time: F.time, f2: x => F.format(x, ".2f"),
@@ -330,7 +351,7 @@ const GR_PAGE = (function () {
     root.querySelectorAll("[data-sv], [data-live=sv_levers], [data-live=sv_ends], [data-live=sv_goodput]")
       .forEach(el => el.classList.toggle("stale", active && !sv.holds));
     root.querySelectorAll("[data-sv]").forEach(function (el) {
-      if (active && el.closest("[data-static]") || !sv.holds) return;
+      if (active && keepsBuilt(el) || !sv.holds) return;  // the built spec's words, its numbers too
       const v = el.getAttribute("data-sv").split(".").reduce((o, k) => o == null ? null : o[k], sv);
       el.textContent = v == null ? el.getAttribute("data-none") || "n/a" : fmt[el.getAttribute("data-f")](v);
     });
@@ -583,6 +604,8 @@ const GR_PAGE = (function () {
     panel.querySelector("[data-command]").textContent = GR_WHATIF.command(data.spec_file, data.overrides.concat(ok));
     panel.querySelector("[data-status]").textContent = ok.length
       ? out.count + " numbers recomputed in this page; dimmed parts are the spec's as built (run the command for them)."
+        + (out.reframed ? " The layout changed: the formulas and the words chosen for the built layout are dimmed, and "
+          + "paragraphs only another layout has are not shown." : "")
       : "";
     ratios(panel, out.inputs);
     if (push) {

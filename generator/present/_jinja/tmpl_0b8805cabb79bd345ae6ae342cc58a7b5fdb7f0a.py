@@ -167,8 +167,9 @@ def root(context, missing=missing):
         yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
     else:
         pass
+        yield '<span data-frame>'
         yield escape(context.call((undefined(name='q') if l_0_q is missing else l_0_q), 'kv_bytes_per_token', 'kib'))
-        yield ' per token'
+        yield ' per token</span>'
     yield ' <span data-static>('
     yield escape(environment.getattr((undefined(name='precision') if l_0_precision is missing else l_0_precision), 'kv_cache'))
     yield ')</span>'
@@ -434,4 +435,4 @@ def root(context, missing=missing):
     yield '</p>\n</section>\n\n'
 
 blocks = {}
-debug_info = '1=101&5=114&6=116&7=128&8=140&9=148&10=160&11=178&12=184&13=216&14=220&15=242&16=255&19=262&22=277&23=283&25=287&27=291&28=301&29=310&30=326&31=337&32=344&33=346&34=360&38=379&39=392&40=395&41=411&42=414&43=426'
+debug_info = '1=101&5=114&6=116&7=128&8=140&9=148&10=160&11=179&12=185&13=217&14=221&15=243&16=256&19=263&22=278&23=284&25=288&27=292&28=302&29=311&30=327&31=338&32=345&33=347&34=361&38=380&39=393&40=396&41=412&42=415&43=427'

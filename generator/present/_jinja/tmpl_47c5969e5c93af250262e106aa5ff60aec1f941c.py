@@ -61,7 +61,7 @@ def root(context, missing=missing):
                 l_2_ref = l_1_ref
                 _loop_vars = {}
                 pass
-                l_2_ref = context.call(environment.getattr((undefined(name='eq') if l_1_eq is missing else l_1_eq), 'earlier'), environment.getattr(l_2_st, 'tex'), environment.getattr(l_1_b, 'anchor'), _loop_vars=_loop_vars)
+                l_2_ref = context.call(environment.getattr((undefined(name='eq') if l_1_eq is missing else l_1_eq), 'earlier'), environment.getattr(l_2_st, 'tex'), environment.getattr(l_1_b, 'anchor'), (None if environment.getattr(l_2_loop, 'last') else environment.getattr(l_2_loop, 'index')), _loop_vars=_loop_vars)
                 _loop_vars['ref'] = l_2_ref
                 t_5.extend((
                     '    <div class="label">',
@@ -71,8 +71,18 @@ def root(context, missing=missing):
                 ))
                 if (undefined(name='ref') if l_2_ref is missing else l_2_ref):
                     pass
+                    t_5.append(
+                        ': as in ',
+                    )
+                    if environment.getattr((undefined(name='ref') if l_2_ref is missing else l_2_ref), 'step'):
+                        pass
+                        t_5.extend((
+                            'step ',
+                            escape(environment.getattr((undefined(name='ref') if l_2_ref is missing else l_2_ref), 'step')),
+                            ' of ',
+                        ))
                     t_5.extend((
-                        ': as in (<a href="#',
+                        '(<a href="#',
                         escape(environment.getattr((undefined(name='ref') if l_2_ref is missing else l_2_ref), 'anchor')),
                         '">',
                         escape(environment.getattr((undefined(name='ref') if l_2_ref is missing else l_2_ref), 'number')),
@@ -233,4 +243,4 @@ def root(context, missing=missing):
     context.vars['pill'] = l_0_pill = Macro(environment, macro, 'pill', ('kind',), False, False, False, context.eval_ctx.autoescape)
 
 blocks = {}
-debug_info = '1=36&2=46&3=49&4=51&5=54&7=60&8=64&9=68&10=84&14=95&15=98&17=103&18=106&19=139&20=147&21=154&22=163&26=170&27=179&28=181&29=184&31=195&32=204&34=210&39=219'
+debug_info = '1=36&2=46&3=49&4=51&5=54&7=60&8=64&9=68&10=94&14=105&15=108&17=113&18=116&19=149&20=157&21=164&22=173&26=180&27=189&28=191&29=194&31=205&32=214&34=220&39=229'

@@ -146,7 +146,7 @@ def root(context, missing=missing):
         yield escape(environment.getattr((undefined(name='ch') if l_0_ch is missing else l_0_ch), 's6'))
         yield " are the seeds' single-"
         yield escape((undefined(name='card') if l_0_card is missing else l_0_card))
-        yield ' ones\nwith that slice in place of the whole model (the symbols with a subscript g):</p>\n<div class="scroll"><table><thead><tr><th>symbol</th><th>one '
+        yield ' ones\nwith that slice in place of the whole model (the symbols with a subscript g):</p>\n<div class="scroll"><table class="slice"><thead><tr><th>symbol</th><th>one '
         yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
         yield '\'s slice</th><th class="n">value</th><th class="n">whole model</th></tr></thead><tbody>\n'
         for l_1_s in (undefined(name='frame_rows') if l_0_frame_rows is missing else l_0_frame_rows):

@@ -629,11 +629,11 @@ def root(context, missing=missing):
                     pass
                     yield '<p data-static>Across the '
                     yield escape(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'pp'))
-                    yield " pipeline stages the prefill's bound lets a schedule split each prompt into pieces that walk the stages in\nturn (TeraPipe, Li et al., ICML 2021): the last stage starts once the first piece has passed the others, so "
+                    yield " pipeline stages the prefill's bound lets a schedule split each prompt into pieces that walk the stages in\nturn (TeraPipe, Li et al., ICML 2021; SGLang's chunked pipeline parallelism): the last stage starts once the first piece has passed the others, so "
                     yield escape(t_2(environment.getattr(environment.getitem((undefined(name='par_prefill') if l_0_par_prefill is missing else l_0_par_prefill), 0), 'tokens')))
                     yield ' tokens take\nat least '
                     yield escape(t_15(environment.getattr(environment.getitem((undefined(name='par_prefill') if l_0_par_prefill is missing else l_0_par_prefill), 0), 'bound')))
-                    yield ". An engine that passes the whole prompt stage after stage, as vLLM, SGLang and TensorRT-LLM do, takes at\nleast the prompt's pass, each stage's ledger in turn: "
+                    yield ", the time to first token page 1 states. An engine that passes the whole prompt stage after stage, as vLLM and TensorRT-LLM do, takes at\nleast the prompt's pass, each stage's ledger in turn: "
                     yield escape(t_15(environment.getattr(environment.getitem((undefined(name='par_prefill') if l_0_par_prefill is missing else l_0_par_prefill), 0), 'occupancy')))
                     if (t_5((undefined(name='par_prefill') if l_0_par_prefill is missing else l_0_par_prefill)) > 1):
                         pass

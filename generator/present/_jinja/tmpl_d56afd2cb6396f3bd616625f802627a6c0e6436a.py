@@ -568,8 +568,10 @@ def root(context, missing=missing):
             yield escape(('s' if (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'gpus') > 1) else ''))
             yield ', tp '
             yield escape(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'tp'))
-            yield ' × pp '
-            yield escape(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'pp'))
+            if (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'pp') > 1):
+                pass
+                yield ' × pp '
+                yield escape(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'pp'))
             if (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'ep') > 1):
                 pass
                 yield ' × ep '
@@ -716,7 +718,7 @@ def root(context, missing=missing):
             yield '\n\n'
         if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'):
             pass
-            yield '<h3>What serving engines do to it</h3>\n<p>Each technique changes how many tokens one pass over the weights serves, so each moves the step on the roofline,\nat a batch of <span data-sv="batch" data-f="integer">'
+            yield '<h3>What serving engines do to it</h3>\n<p data-frame>Each technique changes how many tokens one pass over the weights serves, so each moves the step on the roofline,\nat a batch of <span data-sv="batch" data-f="integer">'
             yield escape(t_6(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'batch')))
             yield '</span> per replica'
             if environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'context'):
@@ -830,7 +832,7 @@ def root(context, missing=missing):
                 yield 's (its FLOPs F<sub>d</sub> over their peak, its weights\nand each sequence\'s draft cache Q<sub>d</sub> over their bandwidth; <code>draft_time_bound</code>, a lower bound however the engine\nsplits the draft):</p>\n<div class="static-fx" data-static>'
                 yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_draft'), False))
                 yield '</div>'
-            yield '<p>Chunked prefill: a '
+            yield '<p data-frame>Chunked prefill: a '
             if (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk_steps') > 1):
                 pass
                 yield 'round'
@@ -1295,4 +1297,4 @@ def root(context, missing=missing):
         yield '</section>\n'
 
 blocks = {}
-debug_info = '1=121&2=130&3=132&4=136&5=140&6=142&7=146&8=154&9=166&10=168&11=179&12=181&13=186&15=198&17=206&19=215&20=221&21=240&23=246&24=248&25=266&26=274&27=278&28=285&29=292&32=302&33=402&34=416&35=478&37=527&38=565&39=601&40=689&41=695&42=701&43=715&46=717&49=720&50=737&51=739&52=743&53=745&55=757&56=759&57=767&58=775&59=779&62=795&64=807&66=810&69=812&70=814&73=820&75=824&76=829&79=831&80=834&81=868&82=870&85=873&86=875&87=909&88=938&89=951&90=962&91=1019&92=1028&93=1032&94=1046&95=1058&96=1068&97=1070&100=1075&102=1092&103=1152&104=1170&105=1177&106=1186&109=1196&110=1198&111=1204&112=1207&113=1216&114=1221&116=1224&117=1226&119=1229&120=1232&122=1243&123=1245&125=1252&126=1259&127=1269&128=1282&130=1290'
+debug_info = '1=121&2=130&3=132&4=136&5=140&6=142&7=146&8=154&9=166&10=168&11=179&12=181&13=186&15=198&17=206&19=215&20=221&21=240&23=246&24=248&25=266&26=274&27=278&28=285&29=292&32=302&33=402&34=416&35=478&37=527&38=565&39=603&40=691&41=697&42=703&43=717&46=719&49=722&50=739&51=741&52=745&53=747&55=759&56=761&57=769&58=777&59=781&62=797&64=809&66=812&69=814&70=816&73=822&75=826&76=831&79=833&80=836&81=870&82=872&85=875&86=877&87=911&88=940&89=953&90=964&91=1021&92=1030&93=1034&94=1048&95=1060&96=1070&97=1072&100=1077&102=1094&103=1154&104=1172&105=1179&106=1188&109=1198&110=1200&111=1206&112=1209&113=1218&114=1223&116=1226&117=1228&119=1231&120=1234&122=1245&123=1247&125=1254&126=1261&127=1271&128=1284&130=1292'

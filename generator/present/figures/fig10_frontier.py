@@ -28,6 +28,9 @@ from genreport.present.figures.style import (
 )
 
 LAYOUT_COLOURS = (BLUE, GREEN, PURPLE, SKY, "#882255", "#999933")  # vermilion is the spec's own layout
+# the second three dashed as well as coloured, so that no two named curves differ by their hue alone (a review could
+# not tell the pink, maroon, olive and teal ones apart at print size)
+LAYOUT_DASHES = ("-", "-", "-", (0, (4.0, 1.6)), (0, (4.0, 1.6)), (0, (4.0, 1.6)))
 SHOWN = len(LAYOUT_COLOURS)  # frontier layouts drawn in colour; the others in grey
 SPEC_LS = (0, (1.0, 1.3))  # a layout's curve with serving.speculative: dotted in the layout's colour
 
@@ -57,6 +60,7 @@ def fig10_frontier(r: Results, baseline: Results | None = None):
                 transform=ax.transAxes, fontsize=8)
         return fig
     colours = dict(zip(_coloured(f), LAYOUT_COLOURS, strict=False))
+    dashes = dict(zip(_coloured(f), LAYOUT_DASHES, strict=False))
     xs_all, ys_all = [], []  # the coloured curves and the frontiers: the axes' range
     grey_label = "other layouts"
     for row in f["layouts"]:
@@ -67,9 +71,9 @@ def fig10_frontier(r: Results, baseline: Results | None = None):
         if row["titled"]:
             ax.plot(x, y, color=VERMILION, lw=2.2, zorder=6, label=f"{row['label']} (this report)")
         elif row["label"] in colours:
-            ax.plot(x, y, color=colours[row["label"]], lw=1.3, zorder=4, label=row["label"])
-        else:
-            ax.plot(x, y, color=GREY, lw=0.6, alpha=0.55, zorder=2, label=grey_label)
+            ax.plot(x, y, color=colours[row["label"]], lw=1.6, ls=dashes[row["label"]], zorder=4, label=row["label"])
+        else:  # behind the named curves, fainter than they are
+            ax.plot(x, y, color=GREY, lw=0.5, alpha=0.4, zorder=2, label=grey_label)
             grey_label = None
     spec_ = f.get("speculative")  # serving.speculative: each drawn layout's curve with it, dotted
     if spec_:

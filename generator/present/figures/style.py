@@ -271,7 +271,8 @@ def _overlaps(boxes: np.ndarray, others: np.ndarray) -> np.ndarray:
 def place_labels(ax, labels: list[dict], obstacles: list | None = None, offsets=OFFSETS, soft: list | None = None) -> list:
     """Put each label near its anchor where its measured box overlaps no other label and no obstacle.
 
-    ``labels``: dicts with ``text``, ``xy`` (data), and optionally ``color``, ``fontsize`` (7), ``side``
+    ``labels``: dicts with ``text``, ``xy`` (data), and optionally ``color``, ``fontsize`` (7), ``backdrop`` (a white
+    box under the text, where the figure's dashed lines may cross it), ``side``
     ("left" or "right" of ``side_x``, data x: the whole box must lie on that side, e.g. of the ridge) and
     ``offsets`` (candidates to try first).  ``obstacles``: display-space boxes (markers, legends, other text) a label must not cover; ``soft``: boxes
     it had better not cover (points along lines).  Tries the candidate offsets nearest first and keeps the first that fits inside the axes without overlap;
@@ -311,6 +312,8 @@ def place_labels(ax, labels: list[dict], obstacles: list | None = None, offsets=
         t.set_position((dx, dy))
         t.set_ha(ha)
         t.set_va(va)
+        if lab.get("backdrop"):  # a label that lines may cross keeps its text readable over them
+            t.set_bbox({"facecolor": "white", "alpha": 0.8, "edgecolor": "none", "pad": 0.4})
         if math.hypot(dx, dy) > 10:
             ax.annotate("", lab["xy"], xytext=(dx, dy), textcoords="offset points", zorder=4,
                         arrowprops={"arrowstyle": "-", "color": lab.get("color", BLACK), "lw": 0.5,
