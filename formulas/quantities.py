@@ -525,8 +525,8 @@ TECHNIQUE_DEFS: tuple[QuantityDef, ...] = (
     QuantityDef("goodput_rate_engine", "highest arrival rate the engine's max_sequences allows, steady state: the "
                 "running sequences at most M_s", "1/s", r"\lambda_{M}", (), _T.goodput_rate_engine,
                 f"{_T.LITTLE}; vLLM's max_num_seqs (vllm/config), SGLang's max_running_requests"),
-    QuantityDef("balanced_prefill_gpus", "GPUs of the prefill pool that balance the two pools, its instances "
-                "pipelines of k_pp stages", "1",
+    QuantityDef("balanced_prefill_gpus", "the prefill pool's GPUs that balance the two pools, of n_S GPUs (a share "
+                "at n_S = 1), the prefill instances pipelines of k_pp stages", "1",
                 r"n_{P}^{*}", ("batch",), _T.balanced_prefill_gpus, _T.DISTSERVE),
     QuantityDef("prefill_pool_rate", "requests per second a prefill pool serves, its instances pipelines of k_pp "
                 "stages, at most", "1/s", r"\lambda_{P,\mathrm{pool}}", (), _T.prefill_pool_rate, _T.DISTSERVE),

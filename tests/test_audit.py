@@ -411,3 +411,19 @@ def test_a_value_in_other_digits_is_refused(tmp_path):
         _plain_number("١٠٠")
     with pytest.raises(SpecError, match="'١٠٠' is not a positive number"):
         audit(claims(tmp_path, "x,llama-3.1-8b,h100-sxm,1,1,1,bf16,8,512,256,tokens_per_s,١٠٠,made up"))
+
+
+def test_a_stated_batch_whose_caches_do_not_fit_is_said(tmp_path):
+    """Gemma 3 27B in bf16 on one H100 at batch 32, 100,000-token prompts and 1,000 output tokens: each sequence at its
+    mean context of 100,500 tokens holds 10 global layers x 100,500 + 52 windowed layers x 1,024 positions of 2 x 16 x
+    128 x 2 B, 8.67 GB, so 32 of them need 277 GB beside 54 GB of weights on an 80 GB card, where 2 fit.  The rate is
+    within the decode bound, and the verdict says the batch holds only with a shared prefix or an offloaded cache (it
+    passed without a word, QA stop 81); a batch that fits says nothing of it."""
+    path = claims(tmp_path, "crowded,gemma-3-27b,h100-sxm,1,1,1,bf16,32,100000,1000,tokens_per_s,100,QA",
+                  "roomy,gemma-3-27b,h100-sxm,1,1,1,bf16,2,100000,1000,tokens_per_s,10,QA")
+    crowded, roomy = audit(path)
+    per = (10 * 100_500 + 52 * 1024) * 2 * 16 * 128 * 2
+    assert per == 8_669_167_616 and 2 * per < 80 * 2**30 * 0.9 - 54e9 < 4 * per
+    assert crowded["verdict"] == "ok" and "the stated batch of 32 sequences at their mean context of 100,500 tokens" \
+        in crowded["why"] and "only a shared prompt prefix or a cache offloaded off the GPU holds them" in crowded["why"]
+    assert roomy["verdict"] == "ok" and "stated batch" not in roomy["why"]

@@ -548,3 +548,26 @@ def test_plan_says_why_a_gpu_has_no_price(capsys):
     assert main(["plan", "llama-3.1-8b", "--hardware", "h20,h100-sxm", "--gpus", "1", "--weights", "fp8"]) == 0
     out = capsys.readouterr().out
     assert "h20 no price (the H20 is sold only in China" in out and "--price h20=USD)" in out
+
+
+def test_import_hf_notes_the_defaults_it_takes_for_heads_head_and_context(tmp_path, capsys):
+    """Llama 3.1 8B's config.json without num_key_value_heads, tie_word_embeddings and max_position_embeddings: the
+    transformers defaults (32 KV heads, an untied head, no maximum) are taken, each with a note naming the key, where
+    the KV heads' went unsaid and the count read 8.84B for 8.03B (QA, stop 81)."""
+    import json
+
+    cfg = json.loads((HF_DIR / "llama-3.1-8b.json").read_text())
+    for key in ("num_key_value_heads", "tie_word_embeddings", "max_position_embeddings"):
+        cfg.pop(key)
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(cfg))
+    out = tmp_path / "m.yaml"
+    assert importhf.main([str(path), "--name", "m", "-o", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "num_key_value_heads: config.json has no 'num_key_value_heads'; assumed the transformers default, " \
+           "num_attention_heads (32): one KV head per query head" in err
+    assert "tie_word_embeddings: config.json has no 'tie_word_embeddings'; assumed the transformers default of " \
+           "LlamaForCausalLM, false" in err
+    assert "no maximum context written" in err
+    m = load_model(out)
+    assert (m.kv_heads, m.tied_embeddings, m.max_context) == (32, False, None)

@@ -905,7 +905,7 @@ def test_figure_2s_caption_says_whose_weights_and_what_an_moe_token_reads():
     from genreport.present.figures.fig2_three_modes import caption2
 
     text = caption2(evaluated("deepseek-v3-h200-ep8.yaml"))
-    assert "(fp8, 98.4 GB, one GPU's slice at ep 8 × dp 8)" in text
+    assert "(fp8, 98.4 GB, one GPU's slice at tp 1 × dp 8 with ep 8)" in text
     assert ("a batch-1 token reads its 8 of the 256 routed experts a layer (3.1% of them), a prompt of 8,192 "
             "tokens all of them.") in text
     plain = caption2(evaluated("llama8b-h100.yaml"))  # one card, dense: as before

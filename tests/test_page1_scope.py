@@ -135,10 +135,13 @@ def test_the_comparisons_take_each_card_whole_and_sell_nothing_that_does_not_fit
 
 
 def test_table_warns_as_a_build_does(capsys):
-    """A prompt past the model's context: the build warns on stderr, and `table` of the same spec now too."""
+    """A prompt past the model's context: the build warns on stderr, and `table` of the same spec now too; a built-in
+    report's name, as the build takes it."""
     assert table.main([str(ROOT / "specs" / "llama70b-h100-tp2.yaml"), "--set", "workloads.prefill.prompt=[300k]"]) == 0
     err = capsys.readouterr().err
     assert "warning: prompt 307,200 exceeds the model's maximum context 131,072" in err
+    assert table.main(["llama70b-h100-tp2"]) == 0  # (the note that says so follows the process's verbosity)
+    assert capsys.readouterr().out.startswith("Llama 3.1 70B in bf16 on 2 H100 SXM (tensor parallel)\n")
 
 
 def test_the_kv_line_and_the_collectives_clause_say_their_scope():
@@ -151,3 +154,17 @@ def test_the_kv_line_and_the_collectives_clause_say_their_scope():
     assert "each GPU's round spending" in (s := summary.sentences(r)[0]) and s.endswith("in stage-to-stage sends.")
     many = evaluated("llama70b-h100-tp8.yaml", ["parallelism.tp=4", "parallelism.pp=2"])
     assert summary.sentences(many)[0].endswith("in collectives and stage-to-stage sends.")
+
+
+def test_the_disaggregation_row_says_its_whole_replicas_and_whose_links_carry_the_cache():
+    """Llama 3.1 70B on one tp 8 replica of 8 H100 for 128 users: the balanced pools are 66% prefill, 34% decode,
+    which one replica cannot build (at least 2, 1:1); one prompt's cache, 4,096 x 320 KiB = 1.34 GB, crosses the
+    InfiniBand in 3.36 ms because each of the replica's 8 GPUs sends its 1/8 over its own 50 GB/s NIC: 167.8 MB / 50
+    GB/s (a review read it as the whole cache over one link)."""
+    r = evaluated("llama70b-h100-tp8.yaml")
+    row = next(x for x in r.serving["techniques"]["rows"] if x["technique"] == "prefill/decode disaggregation")
+    assert row["setting"].startswith("66% of the GPUs prefill, 34% decode, in replicas of this layout (the users' 1 "
+                                     "replica cannot be split: at least 2, 1 prefill and 1 decode)")
+    t_kv = r.serving["techniques"]["numbers"]["kv_transfer_time"]
+    assert t_kv == pytest.approx(4096 * 80 * 2 * 8 * 128 * 2 / (8 * 50e9), rel=1e-9)
+    assert "3.36 ms, each of the replica's 8 GPUs sending its slice over its own" in row["ends"]

@@ -394,7 +394,7 @@ def test_page_one_names_every_degree_of_the_smallest_layout():
     s = r.many.smallest
     assert (s["gpus"], s["tp"], s["pp"], s["ep"], s["dp"]) == (4, 1, 1, 4, 4) and s["tp"] * s["dp"] == s["gpus"]
     label = next(o["label"] for o in r.fit_options if o["kind"] == "gpus")
-    assert label == "4 × Intel Gaudi 3 (HL-325L OAM) (tp 1 × ep 4 × dp 4)"
+    assert label == "4 × Intel Gaudi 3 (HL-325L OAM) (tp 1 × dp 4 with ep 4)"
     assert f"or {label} (" in _fit_sentence(r)
 
 

@@ -454,7 +454,7 @@ def test_chunk_budget_ceiling_is_one_number_and_the_lever_rows_admission_says_it
     assert n["chunk_admits_rate"] > 1.2 * n["chunk_budget_rate"]  # another quantity, another value
     row = next(x for x in tech["rows"] if x["technique"] == "chunked prefill")
     assert (f"at this batch one chunk a step admits {fmt.sig3(n['chunk_admits_rate'])} requests/s per replica and the "
-            f"batch retires {fmt.sig3(n['batch_retires_rate'])}, each round a mixed step at the last token (admission "
+            f"batch retires {fmt.sig3(n['batch_retires_rate'])} requests/s, each round a mixed step at the last token (admission "
             "at the chapter's batch, not the chunk budget's steady-state ceiling the goodput takes)") in row["ends"]
 
 

@@ -153,6 +153,9 @@ def convert(cfg: _Config, name: str | None = None) -> tuple[dict, dict[str, str]
     hidden = cfg.int("hidden_size")
     heads = cfg.int("num_attention_heads")
     kv_heads = cfg.int("num_key_value_heads", default=heads)
+    if not cfg.has("num_key_value_heads"):  # a KV head per query head: a GQA config without it read 10% large (QA)
+        cfg.note("num_key_value_heads", "config.json has no 'num_key_value_heads'",
+                 f"assumed the transformers default, num_attention_heads ({heads}): one KV head per query head")
     vocab = _defaulted(cfg, base, "vocab_size")
     mla = arch.startswith("Deepseek")
     if mla:
@@ -194,6 +197,9 @@ def convert(cfg: _Config, name: str | None = None) -> tuple[dict, dict[str, str]
         max_context = _defaulted(cfg, base, "max_position_embeddings")
     else:
         max_context = cfg.int("max_position_embeddings", default=0, minimum=0) or None
+        if not cfg.has("max_position_embeddings"):
+            cfg.note("max_position_embeddings", "config.json has no 'max_position_embeddings'",
+                     "no maximum context written: prompts and contexts are not checked against one")
     if attention.get("sliding_window") and max_context and attention["sliding_window"] >= max_context:
         comments["attention"] = (f"sliding_window {attention['sliding_window']} >= max_position_embeddings "
                                  f"{max_context}: it never limits the cache, so it is left out")
@@ -202,6 +208,10 @@ def convert(cfg: _Config, name: str | None = None) -> tuple[dict, dict[str, str]
     tied = top.bool("tie_word_embeddings", tie_default)  # a text_config may override the top level
     if cfg is not top:
         tied = cfg.bool("tie_word_embeddings", tied)
+    if not top.has("tie_word_embeddings") and not cfg.has("tie_word_embeddings"):
+        cfg.note("tie_word_embeddings", "config.json has no 'tie_word_embeddings'",
+                 f"assumed the transformers default of {arch}, {str(tie_default).lower()}: the output head "
+                 + ("is the embedding, counted once" if tie_default else "is its own V d parameters"))
     qkv_bias, o_bias = _biases(cfg, arch)
     ffn_bias = arch == "GptOssForCausalLM" or (arch == "LlamaForCausalLM" and cfg.bool("mlp_bias", False))
     checkpoint = _quantization(top, arch)

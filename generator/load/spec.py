@@ -600,6 +600,21 @@ class Efficiency:
     source: Source
 
 
+def layout_words(tp: int, pp: int = 1, ep: int = 1, dp: int = 1, redundant: int = 0) -> str:
+    """A layout's degrees as the reports write them: the GPUs' product, tp and the pipeline and data-parallel degrees
+    above 1 joined by ×, then the expert-parallel degree with "with" (its GPUs are the tp x dp group's, not more of
+    them) and its redundant replicas: "tp 2 × dp 4 with ep 8", "tp 8 × pp 2 with ep 8".  "ep 8 × dp 8" read as 64
+    GPUs where there are 8 (QA, stop 81).
+
+    >>> layout_words(1, 1, 8, 8), layout_words(2, 1, 72, 36, 32), layout_words(8, 2)
+    ('tp 1 × dp 8 with ep 8', 'tp 2 × dp 36 with ep 72 (32 redundant experts)', 'tp 8 × pp 2')
+    """
+    core = " × ".join([f"tp {tp}"] + [f"{k} {v}" for k, v in (("pp", pp), ("dp", dp)) if v > 1])
+    if ep > 1:
+        core += f" with ep {ep}" + (f" ({redundant} redundant experts)" if redundant else "")
+    return core
+
+
 @dataclass(frozen=True)
 class Parallelism:
     """Degrees of parallelism; gpus = tp pp dp, the experts split over ep GPUs of the tp x dp group."""
@@ -629,6 +644,10 @@ class Parallelism:
     def replica_gpus(self) -> int:
         """GPUs holding one copy of the model: tp x pp."""
         return self.tp * self.pp
+
+    def words(self) -> str:
+        """The layout in a sentence's words (:func:`layout_words`): "tp 2 × dp 4 with ep 8"."""
+        return layout_words(self.tp, self.pp, self.ep, self.dp, self.redundant_experts)
 
     def label(self) -> str:
         """"tp2 ep72+32 dp36": the degrees above 1, the expert group's redundant replicas after its degree."""

@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
+from decimal import Decimal
 
 # Dimension vectors: (byte, FLOP, second) exponents.
 Dim = tuple[int, int, int]
@@ -141,9 +142,11 @@ def parse(text: str) -> Quantity:
     m = _QTY.match(text)
     if not m:
         raise UnitError(f"cannot read '{text}': write a number and a unit, e.g. '3.35 TB/s'")
-    number = float(m.group("num"))
     scale, dim = parse_unit(m.group("unit") or "")
-    return Quantity(number * scale, dim, text)
+    # the number times the unit's scale in decimal, then rounded once: "2.039 TB/s" is 2,039,000,000,000 B/s, where
+    # the float product read 2039000000000.0002 into results.json (QA); a scale's repr is its exact decimal (1e12,
+    # 0.001, 1073741824.0)
+    return Quantity(float(Decimal(m.group("num")) * Decimal(repr(scale))), dim, text)
 
 
 def describe(dim: Dim) -> str:

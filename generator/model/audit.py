@@ -92,6 +92,8 @@ class Bound:
     memory: float = 0.0
     layout: str = ""  # the layout the bound was priced at ("" for one GPU or the ideal group)
     sequence: float = 0.0  # the weights fit, but not one sequence of this many tokens beside them (0: not so)
+    # the stated batch does not fit at its mean context: (the batch, the context, the sequences that fit); None: it does
+    crowded: tuple[float, float, float] | None = None
 
     def holds(self, metric: str, value: float) -> bool:
         """Whether the claimed value is physically possible under this bound."""
@@ -236,6 +238,12 @@ def bound(c: Claim) -> Bound:
         cap = float(q["capacity_batch"](env.at(context=s)))
         b = max(1.0, min(cap, 1e9))
         assumed["batch"] = f"unknown: {b:,.0f}, the most sequences that fit at context {s:g}"
+    if c.batch is not None:  # the stated batch's caches beside the weights, in the group's memory (the verdict notes
+        # it: a shared prompt prefix or an offloaded cache, unknowns, could hold more; QA: 32 sequences of 100k tokens of
+        # Gemma 3 27B on one H100, 280 GB of cache, passed without a word)
+        held = float(q["capacity_batch"](env.at(context=s)))
+        if b > held:
+            out.crowded = (b, s, max(held, 0.0))
     e = env.at(batch=b, context=s, N=n_min)
     t_comp, t_mem = float(q["decode_time_compute"](e)), float(q["decode_time_memory"](e))
     t = max(t_comp, t_mem)
@@ -459,6 +467,12 @@ def verdict(c: Claim, variants: dict[str, Hardware] | None = None) -> tuple[str,
         layout = str(b.assumed.get("layout", ""))
         if layout.startswith("no layout"):  # the row's tp x pp does not lay out its GPUs: the bound took them whole
             why = (why + "; " if why else "") + f"{layout} (a looser bound than the stated layout's)"
+        if b.crowded is not None:
+            batch, context, held = b.crowded
+            why = (why + "; but" if why else "within the bound, but") + (
+                f" the stated batch of {batch:,.0f} sequences at their mean context of {context:,.0f} tokens holds "
+                f"more KV cache than the memory keeps beside the weights (at most {held:,.0f} fit): only a shared "
+                "prompt prefix or a cache offloaded off the GPU holds them")
         return "ok", b, why
     if not b.fits and (b.sequence or str(b.assumed.get("layout", "")).startswith("no layout")):
         # the weights fit; a sequence's cache beside them does not (it said "the weights (16 GB) do not fit in 687 GB")

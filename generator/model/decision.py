@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from genreport.load.spec import layout_words
 from genreport.model.env import make_env, spec_env
 from genreport.model.layout import prompt_rate
 from genreport.model.values import physical
@@ -57,10 +58,8 @@ def fit_options(r) -> list[dict]:
     if layout is not None:  # the interconnect ledger's smallest layout in the spec's weight format
         # every degree above 1, as page 1's cheapest layout names them (Qwen3 235B on 4 Gaudi 3: tp 2 × ep 4 × dp 2,
         # data-parallel attention, which "tp 2" alone left as two GPUs' worth of layout on four)
-        ep = layout.get("ep", 1)
-        spare = layout.get("redundant_experts") or 0
-        shape = " × ".join([f"tp {layout['tp']}"] + [f"{k} {v}" for k, v in (
-            ("pp", layout["pp"]), ("ep", f"{ep}+{spare}" if spare else ep), ("dp", layout.get("dp", 1))) if v != 1])
+        shape = layout_words(layout["tp"], layout["pp"], layout.get("ep", 1), layout.get("dp", 1),
+                             layout.get("redundant_experts") or 0)
         out.append({"kind": "gpus", "label": f"{layout['gpus']} × {spec.hardware.title} ({shape})",
                     "weight_bytes": layout["weight_bytes_per_gpu"], "capacity": cap, "fits": True,
                     "gpus": layout["gpus"], "time": layout["time_bound"],

@@ -95,8 +95,7 @@ def frame(r) -> Frame:
     one_card = {}
     if one:
         one_card = {**one, "fits": one["weight_bytes"] <= one["capacity"]}
-    label = " × ".join(f"{k} {v}" for k, v in (("tp", par.tp), ("pp", par.pp), ("ep", par.ep), ("dp", par.dp))
-                       if v > 1) or "one GPU"
+    label = par.words() if par.gpus > 1 else "one GPU"
     return Frame(many=par.gpus > 1, gpus=par.gpus, replica_gpus=par.replica_gpus, dp=par.dp, pp=par.pp, label=label,
                  names={k: SLICE_LATEX[k] for k in changed}, plain={k: PLAIN[k] for k in changed},
                  slices=slices, one_card=one_card, kv_card=float(lead.card["c"]),

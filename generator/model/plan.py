@@ -22,6 +22,7 @@ from genreport.load.spec import (
     Model,
     Parallelism,
     Precision,
+    layout_words,
     on_hardware,
     weight_only_fp8,
 )
@@ -174,7 +175,8 @@ class PlanRow:
     def as_json(self) -> dict:
         # no users asked: no count of GPUs for them (null, not 0 GPUs: deployment review, stop 75)
         return {**self.__dict__, "gpus_for_users": self.gpus_for_users or None,
-                "scale_out_groups": list(self.scale_out_groups)}
+                "scale_out_groups": list(self.scale_out_groups),
+                "layout": layout_words(self.tp, self.pp, self.ep, self.dp, self.redundant_experts or 0)}
 
 
 @dataclass

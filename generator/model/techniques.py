@@ -640,7 +640,7 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
                           + f"; the decode users pay {cost:.2f}× per "
                           f"token while a prompt is prefilled and no step stalls for a whole prompt; at this batch one "
                           f"chunk a step admits {fmt.sig3(chunk_rate)} requests/s per replica and the batch retires "
-                          f"{_retire(decode_rate)}, each round a mixed step at the last token (admission at the "
+                          f"{_retire(decode_rate, ' requests/s')}, each round a mixed step at the last token (admission at the "
                           "chapter's batch, not the chunk budget's steady-state ceiling the goodput takes)")
                  if mix["C_p"] > 0 else
                  (f"the {int(batch):,} decode token{' fills' if int(batch) == 1 else 's fill'} the budget of {sv.chunk:,}: no prompt is admitted while the "
@@ -788,8 +788,17 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
     from genreport.model.serving_report import ep_group_replicas
 
     group = ep_group_replicas(par)
+    # the shares are the balanced pools'; in whole replicas of the deployment (the users', else the layout's dp), the
+    # nearest split (a review read 66% / 34% of one tp 8 replica, which no deployment of one replica can build)
+    users = r.serving.get("replicas_for_users")
+    deployed = users if users else par.dp
+    pre, dec, replicas = whole_group_pools(share, deployed, 1)
+    whose = "the users'" if users else "the layout's"
+    split = (f" ({whose} {deployed:,} replica{'s' if deployed > 1 else ''} cannot be split: at least 2, {pre:,} "
+             f"prefill and {dec:,} decode)" if replicas > deployed else
+             f" (of {whose} {replicas:,} replicas, {pre:,} prefill and {dec:,} decode)")
     setting = (f"{_pool_share(share)} of the {noun}s prefill, {_pool_share(1 - share)} decode, in replicas of this "
-               "layout" + piped)
+               "layout" + split + piped)
     gain = 1 - share
     balanced = (f"balanced: a prefill replica serves {fmt.sig3(stages / t_prefill)} prompts/s"
                 + (f" (a prompt every {fmt.time(t_prefill)} / {stages}, its pass through the {stages} stages, each "
@@ -851,7 +860,9 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
                  "ends": balanced +
                          f"{_retire(pool_rate, ' requests/s')} at batch {d_batch:,}, its plain rounds at a "
                          "request's mean context" + whole
-                         + (f"; one prompt's KV cache crosses the {link_name} link in {fmt.time(t_kv)}" if t_kv
+                         + (f"; one prompt's KV cache crosses the {link_name} link in {fmt.time(t_kv)}"
+                            + (f", each of the replica's {par_kv.replica_gpus} {noun}s sending its slice over its own"
+                               if par_kv.replica_gpus > 1 else "") if t_kv
                             else f"; one prompt's KV cache transfer is not counted in the TTFT: {link_name}") + against,
                  "note": "no chunk rides along a decode step and the pools decode plainly (each row one technique; plan "
                          "--speculative --disaggregate takes both); the pools balanced at the mean round, the steady "

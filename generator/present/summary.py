@@ -336,15 +336,7 @@ def serving_parts(r: Results, chapter: int) -> list[tuple[str, str, bool]] | Non
         say(" layout that meets them on ")
         say(hw.title, True)
         say(" is ")
-        strong = [f"{cheap['gpus']} {gpu}{'s' if cheap['gpus'] > 1 else ''}, tp {cheap['tp']}"]
-        if cheap["pp"] > 1:
-            strong.append(f" × pp {cheap['pp']}")
-        if cheap["ep"] > 1:
-            strong.append(f" × ep {cheap['ep']}")
-            if cheap.get("redundant_experts"):
-                strong.append(f" (with {cheap['redundant_experts']} redundant experts)")
-        if cheap["dp"] > 1:
-            strong.append(f" × dp {cheap['dp']}")
+        strong = [f"{cheap['gpus']} {gpu}{'s' if cheap['gpus'] > 1 else ''}, {cheap['layout']}"]
         strong.append(f", {cheap['precision']} weights")
         if cheap.get("weight_only"):
             strong.append(" computed in bf16")

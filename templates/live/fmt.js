@@ -267,13 +267,34 @@ const GR_UNITS = (() => {
   }
 
   // Python's float() of a string that NUMBER matched.
-  function pyFloat(text) {
-    const ascii = text.replace(/(?![0-9])\p{Nd}/gu, c => {  // a decimal digit's value is its place in its run of ten
+  function asciiDigits(text) {
+    return text.replace(/(?![0-9])\p{Nd}/gu, c => {  // a decimal digit's value is its place in its run of ten
       let k = 0;
       while (/\p{Nd}/u.test(String.fromCodePoint(c.codePointAt(0) - k - 1))) k += 1;
       return String(k % 10);
     });
+  }
+
+  function pyFloat(text) {
+    const ascii = asciiDigits(text);
     return /inf/i.test(ascii) ? (ascii[0] === "-" ? -Infinity : Infinity) : /nan/i.test(ascii) ? NaN : Number(ascii);
+  }
+
+  // A decimal number's text as [sign, digits, exponent of ten] (BigInt digits): "-1.25e3" is [-1n, 125n, 1].
+  function decimalParts(text) {
+    const m = /^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/.exec(text);
+    const whole = m[2] || "", frac = m[3] || "";
+    return [m[1] === "-" ? -1n : 1n, BigInt(whole + frac || "0"), Number(m[4] || 0) - frac.length];
+  }
+
+  // The number's text times a unit's scale in decimal, rounded once (units.parse: Decimal(number) * Decimal(repr(scale))):
+  // "2.039 TB/s" is 2,039,000,000,000 B/s, not the float product's 2039000000000.0002. A scale's shortest text
+  // (String, Python's repr) is its exact decimal.
+  function scaled(text, scale) {
+    const ascii = asciiDigits(text);
+    if (/inf|nan/i.test(ascii)) return pyFloat(text) * scale;
+    const [s1, d1, e1] = decimalParts(ascii), [s2, d2, e2] = decimalParts(String(scale));
+    return Number((s1 * s2 < 0n ? "-" : "") + String(d1 * d2) + "e" + (e1 + e2));
   }
 
   // Python's str() / repr() of a non-string value, for messages (a whole number counts as an int).
@@ -338,7 +359,7 @@ const GR_UNITS = (() => {
     const m = QTY.exec(text);
     if (!m) throw unitError(`cannot read '${text}': write a number and a unit, e.g. '3.35 TB/s'`);
     const [scale, dim] = parseUnit(m[2] || "");
-    return {value: pyFloat(m[1]) * scale, dim, text};
+    return {value: scaled(m[1], scale), dim, text};
   }
 
   function describe(dim) {

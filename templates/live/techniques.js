@@ -414,7 +414,7 @@ const GR_SERVING = (() => {
         + commas(iMix) + " FLOP/B" + (linksMix > tMix ? "; its collectives over the links take at least " + F.time(linksMix)
         + ", more than its ledgers on a GPU (" + F.time(tMix) + ")" : "") + "; the decode users pay " + F.format(cost, ".2f") + "× per token while a prompt is "
         + "prefilled and no step stalls for a whole prompt; at this batch one chunk a step admits " + F.sig3(chunkRate)
-        + " requests/s per replica and the batch retires " + retire(decodeRate) + ", each round a mixed step at the last token (admission at the chapter's "
+        + " requests/s per replica and the batch retires " + retire(decodeRate, " requests/s") + ", each round a mixed step at the last token (admission at the chapter's "
         + "batch, not the chunk budget's steady-state ceiling the goodput takes)"
         : "the " + commas(batch) + (batch === 1 ? " decode token fills" : " decode tokens fill") + " the budget of " + commas(sv.chunk) + ": no prompt is admitted "
         + "while the batch runs; the batch retires " + retire(decodeRate, " requests/s") + " per replica",
@@ -546,8 +546,14 @@ const GR_SERVING = (() => {
     // an expert-parallel group wider than a replica (ep > tp): each pool a whole number of groups of the users'
     // deployment (the layout's dp replicas without users), the pools' rate the lesser of the two
     // (techniques.whole_group_pools)
+    // in whole replicas of the deployment, the nearest split (techniques.py: the users', else the layout's dp)
+    const deployedR = forUsers ? forUsers : dp, nR = Math.max(deployedR, 2);
+    const preR = Math.min(Math.max(Math.floor(share * nR + 0.5), 1), nR - 1), whoseR = forUsers ? "the users'" : "the layout's";
+    const split = nR > deployedR ? " (" + whoseR + " " + commas(deployedR) + " replica" + (deployedR > 1 ? "s" : "")
+      + " cannot be split: at least 2, " + commas(preR) + " prefill and " + commas(nR - preR) + " decode)"
+      : " (of " + whoseR + " " + commas(nR) + " replicas, " + commas(preR) + " prefill and " + commas(nR - preR) + " decode)";
     let setting = poolShare(share) + " of the " + noun + "s prefill, " + poolShare(1 - share) + " decode, in replicas of this layout"
-      + piped, gain = 1 - share;
+      + split + piped, gain = 1 - share;
     const balanced = "balanced: a prefill replica serves " + F.sig3(stages / tPrefill) + " prompts/s"
       + (stages > 1 ? " (a prompt every " + F.time(tPrefill) + " / " + stages + ", its pass through the " + stages
         + " stages, each stage's ledger in turn)" : "")
@@ -609,6 +615,7 @@ const GR_SERVING = (() => {
       ends: balanced
         + retire(poolRate, " requests/s") + " at batch " + commas(dBatch) + ", its plain rounds at a request's mean context" + whole
         + (tKv ? "; one prompt's KV cache crosses the " + name + " link in " + F.time(tKv)
+          + (gpus > 1 ? ", each of the replica's " + gpus + " " + noun + "s sending its slice over its own" : "")
           : "; one prompt's KV cache transfer is not counted in the TTFT: no link between replicas in the spec") + against,
       note: "no chunk rides along a decode step and the pools decode plainly (each row one technique; plan --speculative "
         + "--disaggregate takes both); the pools balanced at the mean round, the steady state's; tok/s per " + noun

@@ -303,9 +303,9 @@ def root(context, missing=missing):
                 if (environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'kernels_per_layer') != environment.getattr((undefined(name='par_kernels') if l_0_par_kernels is missing else l_0_par_kernels), 'per_layer')):
                     pass
                     yield escape(t_13(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'kernels_per_layer')))
-                    yield ' kernels a layer on average ('
+                    yield ' kernels a layer on average over its layers ('
                     yield escape(t_2(environment.getattr((undefined(name='par_kernels') if l_0_par_kernels is missing else l_0_par_kernels), 'per_layer')))
-                    yield ' in a dense layer, more in an MoE layer: router, top-k, the grouped GEMMs)'
+                    yield ' in a dense layer; an MoE layer adds its router, top-k and grouped GEMMs)'
                 else:
                     pass
                     yield escape(t_2(environment.getattr((undefined(name='par_kernels') if l_0_par_kernels is missing else l_0_par_kernels), 'per_layer')))

@@ -198,7 +198,9 @@ def root(context, missing=missing):
             yield escape(t_6(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'prompt')))
             yield ' + '
             yield escape(t_6(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'output')))
-            yield "/2, and the bound takes the largest of the ledgers' sums, never more than the sum of the rounds."
+            yield "/2, and the bound takes the largest of the ledgers' sums, never more than the sum of the rounds. A user's tok/s is its output over those rounds, one over the mean round, above one over the TPOT (the slowest round, which the figure of tok/s per "
+            yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
+            yield ' against tok/s per user takes).'
         else:
             pass
             yield "a one-token request has no decode round after its first token, so its end-to-end latency is its TTFT, and\nthe table's TPOT and per-user rate are those of one decode step at its last context (as <code>plan --context</code> takes them)."
@@ -566,25 +568,8 @@ def root(context, missing=missing):
             yield ' '
             yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
             yield escape(('s' if (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'gpus') > 1) else ''))
-            yield ', tp '
-            yield escape(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'tp'))
-            if (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'pp') > 1):
-                pass
-                yield ' × pp '
-                yield escape(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'pp'))
-            if (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'ep') > 1):
-                pass
-                yield ' × ep '
-                yield escape(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'ep'))
-                if environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'redundant_experts'):
-                    pass
-                    yield ' (with '
-                    yield escape(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'redundant_experts'))
-                    yield ' redundant experts)'
-            if (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'dp') > 1):
-                pass
-                yield ' × dp '
-                yield escape(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'dp'))
+            yield ', '
+            yield escape(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'layout'))
             yield ', '
             yield escape(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'precision'))
             yield ' weights'
@@ -1297,4 +1282,4 @@ def root(context, missing=missing):
         yield '</section>\n'
 
 blocks = {}
-debug_info = '1=121&2=130&3=132&4=136&5=140&6=142&7=146&8=154&9=166&10=168&11=179&12=181&13=186&15=198&17=206&19=215&20=221&21=240&23=246&24=248&25=266&26=274&27=278&28=285&29=292&32=302&33=402&34=416&35=478&37=527&38=565&39=603&40=691&41=697&42=703&43=717&46=719&49=722&50=739&51=741&52=745&53=747&55=759&56=761&57=769&58=777&59=781&62=797&64=809&66=812&69=814&70=816&73=822&75=826&76=831&79=833&80=836&81=870&82=872&85=875&86=877&87=911&88=940&89=953&90=964&91=1021&92=1030&93=1034&94=1048&95=1060&96=1070&97=1072&100=1077&102=1094&103=1154&104=1172&105=1179&106=1188&109=1198&110=1200&111=1206&112=1209&113=1218&114=1223&116=1226&117=1228&119=1231&120=1234&122=1245&123=1247&125=1254&126=1261&127=1271&128=1284&130=1292'
+debug_info = '1=121&2=130&3=132&4=136&5=140&6=142&7=146&8=154&9=166&10=168&11=179&12=181&13=186&15=198&17=208&19=217&20=223&21=242&23=248&24=250&25=268&26=276&27=280&28=287&29=294&32=304&33=404&34=418&35=480&37=529&38=567&39=588&40=676&41=682&42=688&43=702&46=704&49=707&50=724&51=726&52=730&53=732&55=744&56=746&57=754&58=762&59=766&62=782&64=794&66=797&69=799&70=801&73=807&75=811&76=816&79=818&80=821&81=855&82=857&85=860&86=862&87=896&88=925&89=938&90=949&91=1006&92=1015&93=1019&94=1033&95=1045&96=1055&97=1057&100=1062&102=1079&103=1139&104=1157&105=1164&106=1173&109=1183&110=1185&111=1191&112=1194&113=1203&114=1208&116=1211&117=1213&119=1216&120=1219&122=1230&123=1232&125=1239&126=1246&127=1256&128=1269&130=1277'
