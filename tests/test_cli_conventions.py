@@ -290,6 +290,13 @@ def test_bash_completion_of_commands_options_catalog_names_and_paths():
     assert {"--format", "--check", "--verbose"} <= set(_complete_in_bash(["genreport", "specs/x.yaml", "--"], root))
     assert _complete_in_bash(["genreport", "diff", "--format", ""], root) == ["text", "md", "json"]
     assert _complete_in_bash(["genreport", "derive", "critical_c"], root) == ["critical_context"]
+    # options whose parsers check their values themselves, and --set's catalog names as bash splits them at '=' (QA,
+    # stop 81: each offered nothing)
+    assert _complete_in_bash(["genreport", "audit", "x.csv", "--format", ""], root) == ["table", "csv", "json"]
+    assert "bf16,fp8" in _complete_in_bash(["genreport", "sweep", "--precision", "bf16,fp"], root)
+    assert _complete_in_bash(["genreport", "specs/x.yaml", "--set", "hardware", "=", "h1"], root) == [
+        "h100-nvl", "h100-pcie", "h100-sxm"]
+    assert "model=qwen3-32b" in _complete_in_bash(["genreport", "specs/x.yaml", "--set", "model=qwen3"], root)
 
 
 def test_completion_scripts_for_three_shells(capsys):

@@ -261,3 +261,16 @@ def test_the_other_gpus_and_models_rows_are_compared(tmp_path, capsys):
     assert rows["compare_models.llama-3.1-8b.kv_bytes_per_token"] == (131072, 16384)
     assert "compare.h200.decode_tokens_per_s" in rows and "compare.h200.decode_speedup" not in rows
     assert cli_main(["diff", "--exit-code", old, old]) == 0
+
+
+def test_a_prompts_verdicts_are_named_by_the_prompt():
+    """verdicts.prefill_binds and verdicts.prefill_fits, one per prompt: named by its length, not its index (QA, stop
+    81: 'prefill_fits[0]')."""
+    from genreport.commands.diff import verdict_changes
+
+    old = {"inputs": {"workloads": {"prefill_prompt": [4096, 102400]}},
+           "verdicts": {"prefill_binds": ["compute", "compute"], "prefill_fits": [True, True]}}
+    new = {"inputs": {"workloads": {"prefill_prompt": [4096, 102400]}},
+           "verdicts": {"prefill_binds": ["compute", "bandwidth"], "prefill_fits": [True, False]}}
+    assert sorted(verdict_changes(old, new)) == [("prefill_binds at prompt=102400", "compute", "bandwidth"),
+                                                  ("prefill_fits at prompt=102400", True, False)]

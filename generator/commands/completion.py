@@ -164,6 +164,21 @@ def _values(action: argparse.Action, current: str, command: str | None) -> list[
         from genreport.commands.derive import quantity_ids
 
         return quantity_ids()
+    if dest == "format" and command == "audit":  # a format its parser checks itself (no argparse choices)
+        from genreport.commands.audit import FORMATS
+
+        return list(FORMATS)
+    if dest == "precision" and command == "sweep":  # a comma-separated list of formats: complete its last
+        from genreport.load.spec import PRECISION_BYTES, WEIGHT_FORMAT_BYTES
+
+        done, _, last = current.rpartition(",")
+        formats = sorted(set(PRECISION_BYTES) | set(WEIGHT_FORMAT_BYTES))
+        return [f"{done},{n}" if done else n for n in formats if n.startswith(last)]
+    if dest == "overrides":  # --set hardware=NAME, model=NAME: the catalog's names, as the help promises
+        for key, kind in (("hardware=", "hardware"), ("model=", "models")):
+            if current.startswith(key):
+                return [key + n for n in _catalog(kind) if n.startswith(current[len(key):])]
+        return [k for k in ("hardware=", "model=") if k.startswith(current)]
     if dest in ("specs", "spec") or meta.startswith("SPEC"):
         return _paths(current, (".yaml", ".yml"))
     if dest in ("out", "output") and command in (None, "sweep"):
@@ -186,6 +201,15 @@ def candidates(words: list[str], current: str) -> list[str]:
     rest = words[1:] if command else words
     parser = _command_parser(command)
     options = {s: a for a in parser._actions for s in a.option_strings}
+    # bash splits 'hardware=h1' at '=' (COMP_WORDBREAKS): the option's value is the words since the option, joined;
+    # the shell replaces only the last word, so the candidates lose what came before it
+    for cut in (2, 1):  # [--set, hardware, =] + 'h1', or [--set, hardware] + '='
+        head = rest[-cut - 1:-cut] if len(rest) > cut else []
+        if head and head[0] in options and options[head[0]].nargs != 0 and (rest[-1] == "=" or current == "=") \
+                and "=" not in rest[-cut]:
+            joined = "".join(rest[-cut:]) + current
+            keep = len(joined) - len(current)
+            return [c[keep:] for c in _values(options[head[0]], joined, command) if c.startswith(joined)]
     if rest and rest[-1] in options and options[rest[-1]].nargs != 0:  # the value of an option
         out = _values(options[rest[-1]], current, command)
     elif current.startswith("-"):

@@ -353,7 +353,8 @@ def _axis(doc: dict, name: str) -> list:
 
 def _verdicts(doc: dict) -> dict:
     """The verdicts by what they are about: 'decode_binds at batch=64, context=8192', 'prefill_binds at
-    prompt=2048' (results.json's inputs.workloads give the axes; without them, the indices)."""
+    prompt=2048', 'prefill_fits at prompt=102400' (results.json's inputs.workloads give the axes; without them, the
+    indices)."""
     flat = {}
     batch, context, prompt = _axis(doc, "decode_batch"), _axis(doc, "decode_context"), _axis(doc, "prefill_prompt")
     for k, v in _section(doc, "verdicts").items():
@@ -362,9 +363,9 @@ def _verdicts(doc: dict) -> dict:
             for b_, row in zip(batch, v, strict=True):
                 for s_, x in zip(context, row, strict=True):
                     flat[f"decode_binds at batch={b_}, context={s_}"] = x
-        elif k == "prefill_binds" and isinstance(v, list) and prompt and len(v) == len(prompt):
+        elif k in ("prefill_binds", "prefill_fits") and isinstance(v, list) and prompt and len(v) == len(prompt):
             for t_, x in zip(prompt, v, strict=True):
-                flat[f"prefill_binds at prompt={t_}"] = x
+                flat[f"{k} at prompt={t_}"] = x
         else:
             flat.update(_flatten({k: v}))
     return {k: x if isinstance(x, (str, int, float, bool, type(None))) else str(x)[:200] for k, x in flat.items()}
