@@ -274,3 +274,15 @@ def test_a_prompts_verdicts_are_named_by_the_prompt():
            "verdicts": {"prefill_binds": ["compute", "bandwidth"], "prefill_fits": [True, False]}}
     assert sorted(verdict_changes(old, new)) == [("prefill_binds at prompt=102400", "compute", "bandwidth"),
                                                   ("prefill_fits at prompt=102400", True, False)]
+
+
+def test_limit_caps_the_verdicts_too():
+    """--limit caps every group, the verdicts' as well (README; a review found 8 verdicts under --limit 3)."""
+    from types import SimpleNamespace
+
+    from genreport.commands.diff import sections
+
+    d = SimpleNamespace(inputs=[], grid=[], verdicts=[(f"v{i}", "compute", "bandwidth") for i in range(8)],
+                        serving=[], compared=[], changed=[], laid_out=False, added=[], removed=[])
+    (title, _, rows, _, more), = sections(d, 3)
+    assert title == "Verdicts changed" and len(rows) == 3 and more == 5

@@ -187,3 +187,14 @@ def test_a_prompt_alone_is_priced_and_ranked_by_its_prefill(capsys):
     assert costs == sorted(costs)
     decode = _plan(capsys, "qwen3-235b-a22b", "--hardware", "h100-sxm", "--context", "32k")["rows"]
     assert decode and all(r["usd_per_request"] is None for r in decode)
+
+
+def test_the_header_says_why_the_cost_does_not_rank_and_keeps_the_products_names(capsys):
+    """A GPU without a price among priced ones: the rows rank by tok/s per GPU, and the header says why (a review's
+    "cheapest" came out unsorted by cost); a TPU beside a GPU says "device" in the words, not in the GPU's name
+    ("NVIDIA Blackwell device 186GB", QA stop 81)."""
+    assert plan_cmd.main(["llama-3.1-70b", "--hardware", "h100-sxm,h20", "--prompt", "2k", "--output", "256"]) == 0
+    out = capsys.readouterr().out
+    assert "sorted by tok/s per GPU (h20 has no price: the cost ranks only GPUs that all have one" in out
+    assert plan_cmd.main(["llama-3.1-70b", "--hardware", "gb200,tpu-v5p", "--prompt", "2k", "--output", "256"]) == 0
+    assert capsys.readouterr().out.startswith("Llama 3.1 70B on NVIDIA Blackwell GPU 186GB (GB200 NVL72), Google")

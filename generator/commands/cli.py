@@ -51,7 +51,7 @@ Roofline reports for LLM workloads: what limits this model on this GPU, and what
                                                (short for hardware.memory.bandwidth)
   genreport derive critical_context --for W    closed forms, solved for any symbol
   genreport audit CLAIMS.csv                   published measurements against the physical bound
-  genreport plan llama-3.1-70b --hardware h100-sxm   the multi-GPU layouts that fit, best tok/s per GPU first
+  genreport plan llama-3.1-70b --hardware h100-sxm   the multi-GPU layouts that fit, cheapest first (or best tok/s per GPU)
   genreport plan SPEC --hardware h200,b200    a report spec's request and targets on other GPUs
   genreport serve                              a warm process: builds on request, one per input line
   genreport table SPEC --format md             page 1's summary and decision table, to paste or script

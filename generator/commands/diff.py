@@ -563,8 +563,8 @@ def _axis_values(xs: list) -> str:
 
 def sections(d: Diff, limit: int = 0) -> list[tuple[str, list[str], list[list[str]], set[int], int]]:
     """What a review reads, in order: (title, header, rows, right-aligned columns, rows left out by ``limit``)
-    for each non-empty part; ``limit`` caps each group of moved quantities, the serving answers and the other GPUs'
-    rows."""
+    for each non-empty part; ``limit`` caps each group of moved quantities, the verdicts, the serving answers and the
+    other GPUs' rows."""
     out = []
     if d.inputs:
         out.append(("Inputs changed", ["input", "old", "new"],
@@ -572,12 +572,9 @@ def sections(d: Diff, limit: int = 0) -> list[tuple[str, list[str], list[list[st
     if d.grid:
         rows = [[axis, _axis_values(added) or "-", _axis_values(removed) or "-"] for axis, added, removed in d.grid]
         out.append(("Workload grid changed", ["axis", "points added", "points removed"], rows, set(), 0))
-    if d.verdicts:
-        out.append(("Verdicts changed", ["verdict", "old", "new"],
-                    [[k, _value(a), _value(b)] for k, a, b in d.verdicts], set(), 0))
-    # the serving answers and the other GPUs' rows are capped by ``limit`` too, in their order (a review found a
-    # what-if's 76 serving lines under --limit 5)
-    for title, header, items in (("Serving changed", "answer", d.serving),
+    # the verdicts, the serving answers and the other GPUs' rows are capped by ``limit`` too, in their order (a review
+    # found a what-if's 76 serving lines under --limit 5, and 8 verdicts under --limit 3)
+    for title, header, items in (("Verdicts changed", "verdict", d.verdicts), ("Serving changed", "answer", d.serving),
                                  ("Other GPUs and models changed", "row.value", d.compared)):
         if items:
             kept = items[:limit] if limit else items

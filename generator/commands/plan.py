@@ -588,7 +588,13 @@ def render_table(result, model, gpus, batch: int, context: int, tpot: float | No
                 if gpus[0].max_batched_tokens else "")]
     prices = ", ".join(f"{g.name} ${g.price_per_hour:.2f}/h" if g.price_per_hour else f"{g.name} no price" + _why_unpriced(g)
                        for g in gpus)
-    lines.append(f"prices per GPU-hour: {prices}; sorted by {result.estimate}")
+    from genreport.model.plan import ORDERS
+
+    unpriced = [g.name for g in gpus if not g.price_per_hour]
+    why = (f" ({', '.join(unpriced)} {'has' if len(unpriced) == 1 else 'have'} no price: the cost ranks only "
+           "GPUs that all have one; --price GPU=USD, or leave it out)"
+           if unpriced and len(unpriced) < len(gpus) and result.estimate == ORDERS["speed"] else "")
+    lines.append(f"prices per GPU-hour: {prices}; sorted by {result.estimate}{why}")
     if model.max_context and context > model.max_context:  # a report spec's loader warns the same (a review: 63k
         # prompts of Qwen3-32B, whose config stops at 40,960, were planned without a word)
         lines.append(f"note: the last context, {context:,} tokens, is past {model.title}'s max_context "
@@ -646,6 +652,8 @@ def render_table(result, model, gpus, batch: int, context: int, tpot: float | No
                     r.pool_beats]
         rows.append(row)
     lines = device(lines, noun)
+    for g in gpus:  # a product's name as its vendor writes it ("NVIDIA Blackwell GPU 186GB" read "Blackwell device")
+        lines = [x.replace(device(g.title, noun), g.title) for x in lines]
     if rows:
         text_cols = {header.index(h) for h in ("pools P:D", "prefill in", "pools win", "spec", "spec ends")
                      if h in header}
