@@ -197,6 +197,17 @@ def test_units_every_unit(js):
     check(js, calls)
 
 
+def test_units_read_their_numbers_as_decimals(js):
+    """The number times the unit's scale in decimal, rounded once, in Python and the page alike: '2.039 TB/s' is
+    2,039,000,000,000 B/s (the float product read 2039000000000.0002); past the floats' range, inf and 0 as before
+    (QA, stop 81)."""
+    assert units.parse("2.039 TB/s").value == 2.039e12 and units.parse("1.1 EFLOP/s").value == 1.1e18
+    assert units.parse("1e999999 TB/s").value == math.inf and units.parse("1e-999999 ms").value == 0.0
+    texts = ["2.039 TB/s", "1.1 EFLOP/s", "0.6 us", "2.5 bit/h", "989.4 TFLOP/s", "1e999999 TB/s", "-1e999999 GB",
+             "1e-999999 ms", "-0 B", ".5 GiB", "7. ms", "123456789012345678901234567890.125 TB/s", "3.35e-3 TB/ms"]
+    check(js, [("GR_UNITS.parse", units.parse, t) for t in texts])
+
+
 TOKEN_NUMS = ["0", "1", "2048", "1.5", "0.5", "01", "1.", "95.367431640625", "97656.25", "97656.3", "100000", "1e3",
               "١", "8"]
 TOKEN_TEXT = st.builds(lambda a, n, s, b: a + n + s + b, st.sampled_from(SPACES), st.sampled_from(TOKEN_NUMS),

@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
-from decimal import Decimal
+from decimal import MAX_EMAX, MIN_EMIN, Context, Decimal
 
 # Dimension vectors: (byte, FLOP, second) exponents.
 Dim = tuple[int, int, int]
@@ -67,6 +67,9 @@ _QTY = re.compile(rf"^\s*(?P<num>{_NUMBER})\s*(?P<unit>[^\s].*?)?\s*$")
 
 
 MAX_CHARS = 100  # a quantity is a number and a unit: '3.35 TB/s'
+# a number's product with a unit's scale, exact (at most 100 digits times 17) and never trapping: '1e999999 TB/s' is
+# inf, as the float product read it, not decimal.Overflow
+_EXACT = Context(prec=256, Emax=MAX_EMAX, Emin=MIN_EMIN, traps=[])
 
 
 class UnitError(ValueError):
@@ -146,7 +149,7 @@ def parse(text: str) -> Quantity:
     # the number times the unit's scale in decimal, then rounded once: "2.039 TB/s" is 2,039,000,000,000 B/s, where
     # the float product read 2039000000000.0002 into results.json (QA); a scale's repr is its exact decimal (1e12,
     # 0.001, 1073741824.0)
-    return Quantity(float(Decimal(m.group("num")) * Decimal(repr(scale))), dim, text)
+    return Quantity(float(_EXACT.multiply(Decimal(m.group("num")), Decimal(repr(scale)))), dim, text)
 
 
 def describe(dim: Dim) -> str:
