@@ -332,7 +332,7 @@ def compute_bound_batch(binds, low: float, runs: float) -> float:
 
 def batch_lever(cap: float, runs: float, batch: float | None = None) -> str:
     """The batching lever's change: the batch a replica runs, and where the engine's max_sequences stops it before
-    the memory, that it does and how many would fit; ``batch`` below ``runs``, the batch that already gives
+    the memory, that it does and how many would fit; with ``batch`` below ``runs``, that batch, the first at which
     the compute ledger binds (:func:`compute_bound_batch`), and how many could run."""
     if batch is not None and batch < runs:
         return f"batch {int(batch):,} (compute-bound from there; the {int(runs):,} that could run give no more tok/s)"

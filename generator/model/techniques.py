@@ -807,14 +807,12 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
                    f"{group:,} replicas all prefill)" if group > 1 else "")
                 + ", a decode replica retires ")
     whole = ""
-    if group > 1:
-        users = r.serving.get("replicas_for_users")
+    if group > 1:  # the layout's dp replicas in whole groups where no users are asked
         deployed = users if users else -(-par.dp // group) * group
         pre, dec, replicas = whole_group_pools(share, deployed, group)
         g_gpus = group * par.replica_gpus
         rate_p, rate_d = pre * group * stages / t_prefill, dec * group * pool_rate  # requests/s of each pool
         gain = min(rate_p, rate_d) / (replicas * pool_rate)
-        whose = "the users'" if users else "the layout's"
         setting = (f"{pre:,} of {pre + dec:,} expert-parallel groups of {g_gpus:,} {noun}s prefill, {dec:,} decode"
                    + (f" ({whose} {deployed * par.replica_gpus:,} {noun}s are one group: disaggregation needs at least "
                       f"2, {replicas * par.replica_gpus:,} {noun}s)" if replicas > deployed

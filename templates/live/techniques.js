@@ -543,15 +543,19 @@ const GR_SERVING = (() => {
       Object.assign(n, {kv_transfer_time: tKv, kv_link: name});
     }
     const noun = hw.noun || "GPU";  // what the report calls one device (Hardware.noun)
-    // an expert-parallel group wider than a replica (ep > tp): each pool a whole number of groups of the users'
-    // deployment (the layout's dp replicas without users), the pools' rate the lesser of the two
-    // (techniques.whole_group_pools)
-    // in whole replicas of the deployment, the nearest split (techniques.py: the users', else the layout's dp)
-    const deployedR = forUsers ? forUsers : dp, nR = Math.max(deployedR, 2);
-    const preR = Math.min(Math.max(Math.floor(share * nR + 0.5), 1), nR - 1), whoseR = forUsers ? "the users'" : "the layout's";
-    const split = nR > deployedR ? " (" + whoseR + " " + commas(deployedR) + " replica" + (deployedR > 1 ? "s" : "")
-      + " cannot be split: at least 2, " + commas(preR) + " prefill and " + commas(nR - preR) + " decode)"
-      : " (of " + whoseR + " " + commas(nR) + " replicas, " + commas(preR) + " prefill and " + commas(nR - preR) + " decode)";
+    // the pools in whole units of `unit` replicas of a deployment of `deployed` (techniques.whole_group_pools):
+    // [prefill units, decode units, replicas deployed], at least 2 units, each pool at least 1
+    const wholePools = (deployed, unit) => {
+      const units = Math.max(Math.floor(deployed / unit), 2);
+      const pre = Math.min(Math.max(Math.floor(share * units + 0.5), 1), units - 1);
+      return [pre, units - pre, units * unit];
+    };
+    const whose = forUsers ? "the users'" : "the layout's";
+    // in whole replicas of the deployment (the users', else the layout's dp), the nearest split (techniques.py)
+    const deployedR = forUsers ? forUsers : dp, [preR, decR, nR] = wholePools(deployedR, 1);
+    const split = nR > deployedR ? " (" + whose + " " + commas(deployedR) + " replica" + (deployedR > 1 ? "s" : "")
+      + " cannot be split: at least 2, " + commas(preR) + " prefill and " + commas(decR) + " decode)"
+      : " (of " + whose + " " + commas(nR) + " replicas, " + commas(preR) + " prefill and " + commas(decR) + " decode)";
     let setting = poolShare(share) + " of the " + noun + "s prefill, " + poolShare(1 - share) + " decode, in replicas of this layout"
       + split + piped, gain = 1 - share;
     const balanced = "balanced: a prefill replica serves " + F.sig3(stages / tPrefill) + " prompts/s"
@@ -561,14 +565,12 @@ const GR_SERVING = (() => {
         + " replicas all prefill)" : "")
       + ", a decode replica retires ";
     let whole = "";
-    if (group > 1) {
+    if (group > 1) {  // an expert-parallel group wider than a replica (ep > tp): each pool whole groups, the pools'
+      // rate the lesser of the two
       const deployed = forUsers ? forUsers : Math.ceil(dp / group) * group;
-      const groups = Math.max(Math.floor(deployed / group), 2);
-      const pre = Math.min(Math.max(Math.floor(share * groups + 0.5), 1), groups - 1), dec = groups - pre;
-      const replicas = groups * group, gGpus = group * gpus;
+      const [pre, dec, replicas] = wholePools(deployed, group), gGpus = group * gpus;
       const rateP = pre * group * stages / tPrefill, rateD = dec * group * poolRate;
       gain = Math.min(rateP, rateD) / (replicas * poolRate);
-      const whose = forUsers ? "the users'" : "the layout's";
       setting = commas(pre) + " of " + commas(pre + dec) + " expert-parallel groups of " + commas(gGpus) + " " + noun
         + "s prefill, " + commas(dec) + " decode" + (replicas > deployed ? " (" + whose + " " + commas(deployed * gpus) + " "
           + noun + "s are one group: disaggregation needs at least 2, " + commas(replicas * gpus) + " " + noun + "s)"
