@@ -120,6 +120,10 @@ WHATIFS = [
     (SERVING[0], ["model=gemma-3-27b"]),
     (SERVING[0], ["model=gemma-3-27b", "parallelism.tp=4", "parallelism.pp=2", "serving.prefix_hit=0.5"]),
     (SERVING[0], ["model=gemma-3-27b", "parallelism.tp=16", "serving.prompt=16k"]),
+    # five stages of 12, 12, 13, 13 and 12 layers with 2 global layers each: the rounds and the prompt's d_hp at the
+    # stages' share of global layers, 2/13 (stages.time_share), not the model's 10/62
+    (SERVING[0], ["model=gemma-3-27b", "parallelism.tp=1", "parallelism.pp=5", "serving.prompt=32k",
+                  "serving.chunk=2k"]),
     # 512 users over 9 GB200 replicas of tp 8, unevenly (8 of 57, 1 of 56), two replicas enough (256 each, the
     # engine's max_sequences); the TPOT target's batch is the bound's, the serial estimate slower than the target there
     (SERVING[0], ["hardware=gb200", "precision=fp8", "parallelism.dp=9", "serving.users=512", "serving.tpot=8 ms"]),

@@ -75,6 +75,8 @@ WINDOWS = [  # sliding windows: all layers (Mistral), every other layer (Gemma 2
     ("llama8b-h100.yaml", ["model=gemma-2-9b"]),
     # one sequence of 128k fits beside Gemma 3 27B's weights in 66 GiB: "1 sequence", not "1 sequences"
     ("llama8b-h100.yaml", ["model=gemma-3-27b", "workloads.decode.context=[128k]", "hardware.memory.capacity=66 GiB"]),
+    # four stages of one global layer each: the time at 1 global layer in 7, said beside the window's f(S)
+    ("llama8b-h100.yaml", ["model=gemma-3-1b", "parallelism.pp=4", "workloads.decode.context=[1k, 32k]"]),
     ("llama8b-h100.yaml", ["parallelism.tp=1"]),  # a layout block of one GPU: "On one GPU", not "On 1 GPUs ()"
     ("llama8b-h100.yaml", ["parallelism.tp=2"]),  # training at a layout: its step is one GPU's slice, said so
     # training at a layout whose whole state does not fit one card: each GPU's share under page 1's ZeRO stage, which
@@ -108,8 +110,11 @@ def test_committed_specs_windows_and_moe_match():
     assert by_name[("seed000-70b-h100", ())]["sentences"] is None  # names the smallest layout: Python's alone
     assert by_name[("llama8b-h100", ())]["sentences"][0].startswith("Decode at batch 1")
     assert by_name[("llama70b-h100-tp8", ())]["sentences"][0].startswith("On 8 GPUs (tp 8), decode at batch 1")
-    assert sum(w["sentences"][0].startswith("On ") for w in wants if w["sentences"]) == 11  # the layouts' specs
+    assert sum(w["sentences"][0].startswith("On ") for w in wants if w["sentences"]) == 12  # the layouts' specs
     assert by_name[("llama8b-h100", ("parallelism.tp=1",))]["sentences"][0].startswith("On one GPU, decode at batch 1")
+    gemma = by_name[("llama8b-h100", ("model=gemma-3-1b", "parallelism.pp=4", "workloads.decode.context=[1k, 32k]"))]
+    assert ("On the layout's 4 stages a step's time takes a layer as global 1 in 7, not 4 in 26: the fewest of the "
+            "busiest stage's, the last stage's and the model's (chapter 1)") in gemma["attention_text"]
     # page 1 names the serial estimate's own collectives, never the bound's interconnect ledger beside it
     staged = by_name[("llama70b-h100-tp8", ("parallelism.pp=2",))]["sentences"][0]
     assert staged.startswith("On 16 GPUs (tp 8, pp 2)") and "through 2 stages, each GPU's round spending" in staged

@@ -779,6 +779,7 @@ def _bounded_note(model, env_obj, values: dict) -> str:
     only the positions attended (formulas.architecture.attended_fraction at a context S; a prompt of T tokens, its
     causal share: env.prefill_head_dim); "" for other models, or where the point's d_h is the model's."""
     from genreport.formulas import architecture as arch
+    from genreport.model import stages
 
     if not arch.bounded_layers(model) or "d_h" not in values or "d_h" not in env_obj.values:
         return ""
@@ -800,6 +801,11 @@ def _bounded_note(model, env_obj, values: dict) -> str:
              f"{f:.4g}{_c_words(model, env_obj, values, n)}" if at_context else
              f"a prompt of T = {n:,.0f} tokens attends {f:.4g} of the causal attention of full layers, so d_h = "
              f"{own:g} x {f:.4g}")
+    share = stages.share_fraction(model, env_obj.cut.pp)
+    if share is not None:  # the time on the stages: a mean layer at the stages' share of global layers
+        where += (f"; on the layout's {env_obj.cut.pp} stages a layer is global {share.numerator} in "
+                  f"{share.denominator}, not {model.layers - n_local - n_chunk} in {model.layers} (the fewest of the "
+                  "busiest stage's, the last stage's and the model's: stages.time_share)")
     return f"{model.layers} layers: {', '.join(kinds)}; {where}"
 
 
@@ -808,6 +814,7 @@ def _c_words(model, env_obj, values: dict, context: float) -> str:
     chunk tokens of its current chunk) or the one a sequence holds (its whole chunk), whichever the point's c is; ""
     where c is not an input or is neither."""
     from genreport.formulas import architecture as arch
+    from genreport.model import stages
 
     if "c" not in values or "b_kv" not in values or np.size(values["c"]) != 1:
         return ""
@@ -816,6 +823,8 @@ def _c_words(model, env_obj, values: dict, context: float) -> str:
     # one GPU's slice, or the whole model's where a layout formula divides it itself
     scales = (1.0,) if cut.trivial else (1.0 / (cut.split * cut.s_kv), 1.0)
     read = float(np.ravel(arch.kv_bytes_per_token_at(model, b_kv, context))[0])
+    # a step's time on a layout's stages reads at their share of global layers (stages.time_share)
+    read = float(stages.at_share(model, stages.time_share(model, cut.pp), read, arch.kv_bytes_per_token(model, b_kv)))
     held = float(np.ravel(arch.kv_cache_bytes_per_token_at(model, b_kv, context))[0])
     if any(abs(c - read * k) <= 1e-9 * read * k for k in scales):
         return ", and c is the cache of the positions read"
@@ -928,7 +937,8 @@ def serving_values(spec, values: dict, mixed: bool = False, env=None) -> dict[st
         from genreport.model.env import prefill_head_dim
 
         d_h = float(np.ravel(env.values["d_h"])[0])
-        out["d_hp"] = float(prefill_head_dim(spec.model, d_h, float(sv.prompt) * (1 - sv.prefix_hit)))
+        out["d_hp"] = float(prefill_head_dim(spec.model, d_h, float(sv.prompt) * (1 - sv.prefix_hit),
+                                             env.share))  # the layout's stages' share of global layers
     from genreport.model.serving import last_context
     from genreport.model.techniques import draft_memory
 

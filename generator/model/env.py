@@ -16,7 +16,7 @@ from functools import lru_cache
 import numpy as np
 from genreport.formulas import architecture as arch
 from genreport.load.spec import WEIGHT_CLASSES, Hardware, Model, Parallelism, Precision
-from genreport.model.stages import stage_values, usable_at  # noqa: F401 - usable_at re-exported
+from genreport.model.stages import at_share, stage_values, time_share, usable_at  # noqa: F401 - usable_at re-exported
 
 ONE_CARD = Parallelism()
 
@@ -257,6 +257,8 @@ class Env:
     wb: WeightBytes | None = None  # bytes per weight by tensor class (None: b as given)
     hw: Hardware | None = None  # the GPU, for the memory each pipeline stage may use (:meth:`held`)
     precision: Precision | None = None
+    # f_st: the share of global layers a step's time takes on the layout's stages (stages.time_share; None: G / L)
+    share: float | None = None
 
     def one_card(self) -> Env:
         """The same inputs on one card holding the whole model."""
@@ -319,14 +321,18 @@ class Env:
             # the cache a sequence holds (a chunked layer: up to its whole chunk), for the capacity; a decode step
             # (a batch) reads less from a chunked layer: the S mod chunk tokens of its current chunk.  Equal for
             # models without chunked layers.
-            if (batch is not None or reads) and arch.chunked_layers(self.model):
+            timed = batch is not None or reads
+            if timed and arch.chunked_layers(self.model):
                 env["c"] = arch.kv_bytes_per_token_at(self.model, env["b_kv"], s)
             else:
                 env["c"] = arch.kv_cache_bytes_per_token_at(self.model, env["b_kv"], s)
+            share = self.share if timed else None  # a step's time on the stages' share of global layers (the
+            # capacity takes each stage's own memory: held)
+            env["c"] = at_share(self.model, share, env["c"], arch.kv_bytes_per_token(self.model, env["b_kv"]))
             if not cut.trivial:
                 env["c"] = env["c"] / (cut.split * cut.s_kv)
             if arch.bounded_layers(self.model):  # windowed / chunked layers attend to fewer: 4 L H_q d_h S overcounts
-                env["d_h"] = env["d_h"] * arch.attended_fraction(self.model, s)
+                env["d_h"] = env["d_h"] * at_share(self.model, share, arch.attended_fraction(self.model, s), 1.0)
         if batch is not None:
             self._at_batch(env, batch)
         elif stream is not None and stream != 1:
@@ -339,7 +345,7 @@ class Env:
         env.update({k: np.asarray(v, dtype=float) if isinstance(v, (list, tuple, np.ndarray)) else v
                     for k, v in extra.items()})
         if "T" in extra and context is None and "d_h" not in extra:  # a pass over T tokens: MLA in its MHA form
-            env["d_h"] = prefill_head_dim(self.model, env["d_h"], env["T"])
+            env["d_h"] = prefill_head_dim(self.model, env["d_h"], env["T"], self.share)
         return env
 
     def _at_batch(self, env: dict, batch) -> None:
@@ -405,7 +411,7 @@ class Env:
         card = self.card if self.card is not None else self.values
         n_x = routed_parameters(card, self.pc, self.accounting) if self.model.moe else 0.0
         return Env(slice_values(card, cut, n_x, self.wb), self.model, self.accounting, self.pc, dict(card),
-                   layout or ONE_CARD, cut, self.wb, self.hw, self.precision)
+                   layout or ONE_CARD, cut, self.wb, self.hw, self.precision, time_share(self.model, cut.pp))
 
     def touched(self, tokens, replicas=None):
         """Experts of one MoE layer that ``tokens`` tokens touch in expectation under uniform routing,
@@ -438,16 +444,17 @@ class Env:
         return card["N_a"] + (card["N"] - card["N_a"]) * idle, experts * per_routed
 
 
-def prefill_head_dim(model: Model, d_h, tokens):
+def prefill_head_dim(model: Model, d_h, tokens, share: float | None = None):
     """d_h for a pass over a whole prompt of ``tokens`` tokens
     (:func:`genreport.formulas.architecture.prefill_head_dim_for_flops`): MLA runs it in the cheaper, decompressed
     form; any other attention keeps ``d_h``, times the share of the causal attention that windowed and chunked
-    layers compute (:func:`genreport.formulas.architecture.prefill_attended_fraction`, 1 without them)."""
+    layers compute (:func:`genreport.formulas.architecture.prefill_attended_fraction`, 1 without them), on a
+    layout's stages at their ``share`` of global layers (stages.time_share; None: the model's own)."""
     if model.attention.kind == "mla":
         return np.float64(arch.prefill_head_dim_for_flops(model))
     if not arch.bounded_layers(model):
         return d_h
-    g = arch.prefill_attended_fraction(model, tokens)
+    g = at_share(model, share, arch.prefill_attended_fraction(model, tokens), 1.0)
     return d_h * (np.float64(g) if np.ndim(g) == 0 else g)
 
 
@@ -603,7 +610,7 @@ def make_env(hw: Hardware, model: Model, precision, accounting: str, activation_
     cut = layout_slice(model, layout)
     wb = weight_bytes_of(precision, pc)
     values = slice_values(card, cut, routed_parameters(card, pc, accounting) if model.moe else 0.0, wb)
-    return Env(values, model, accounting, pc, card, layout or ONE_CARD, cut, wb, hw, precision)
+    return Env(values, model, accounting, pc, card, layout or ONE_CARD, cut, wb, hw, precision, time_share(model, cut.pp))
 
 
 def spec_env(spec, accounting: str | None = None, layout: bool = True) -> Env:

@@ -90,7 +90,10 @@ def frame(r) -> Frame:
                         "n_pw": float(values["n_PW"]), "n_pk": float(values["n_PK"]), "tied": bool(m.tied_embeddings),
                         "bounded": bounded, "dense_first": bool(m.moe and m.moe.first_dense_layers),
                         # the time formulas' two stages: the busiest before the last, and the last with the head
-                        "busiest_layers": max(sizes), "last_layers": sizes[-1]}
+                        "busiest_layers": max(sizes), "last_layers": sizes[-1],
+                        # each stage's global layers, and the share of them the time formulas take (stages.time_share)
+                        "globals": [int(k[0]) for k in stages.stage_parts(m, par.pp).kinds],
+                        "share": _share(m, par.pp)}
     one = r.one_card.get(r.lead, {})
     one_card = {}
     if one:
@@ -107,6 +110,19 @@ def frame(r) -> Frame:
                                                              # max(0, min(1, n_EP - n_TP)))
                                                              (par.ep if par.ep > par.tp else 1, "expert all-to-alls"),
                                                              (par.pp, "stage-to-stage sends")) if degree > 1))
+
+
+def _share(model, pp: int) -> dict:
+    """The share of global layers the time formulas give a stage's layers where it is not the model's own (the
+    stages.time_share fraction, and the model's), else {}."""
+    f = stages.share_fraction(model, pp)
+    if f is None:
+        return {}
+    g = arch.global_layers(model)
+    sizes = stages.stage_layers(model.layers, pp)
+    # the global layers a stage of mean layers would hold: the busiest stage's, and the last's
+    return {"global": f.numerator, "of": f.denominator, "model_global": g, "layers": model.layers,
+            "busiest_mean": max(sizes) * g / model.layers, "last_mean": sizes[-1] * g / model.layers}
 
 
 def _uneven_stages(p) -> dict:

@@ -26,6 +26,7 @@ The training state takes the stage that holds the most parameters (:func:`traini
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fractions import Fraction
 from functools import lru_cache
 
 import numpy as np
@@ -72,6 +73,51 @@ def moe_layers(model) -> tuple[bool, ...]:
         return (False,) * model.layers
     f, k = model.moe.first_dense_layers, max(1, model.moe.layer_step)
     return tuple(i >= f and (i - f + 1) % k == 0 for i in range(model.layers))
+
+
+@lru_cache(maxsize=256)
+def time_share(model, pp: int) -> float | None:
+    """f_st [1]: the share of global layers the time formulas give a stage's layers, or None where it is the whole
+    model's own, G / L (one stage; every layer of one kind; every stage's share at least that).
+
+    The time formulas take the busiest stage as ceil(L/pp) mean layers, and the pipeline's walk and last stage from the
+    same X (formulas.parallel.pipelined, at_last_stage).  Where the global layers fall unevenly on the stages that is
+    no bound: Gemma 3 1B at pp 4 puts one global layer on each stage of (6, 7, 7, 6), and 7 mean layers read 1.077
+    global layers' cache at a long context, more than any stage reads.  The least of three shares keeps each term of
+    the round a bound: the most global stage of ceil(L/pp) layers (X, a stage that holds it), the last stage (X_L = r
+    X + h) and G / L (the walk, every stage in turn): each term is then at most a real stage's, or the real walk.
+    Exact where the busiest stage is the one that binds (Gemma 3 1B at pp 4: 1/7); the walk is then as much below the
+    real one.  A stage's share is linear in a time formula's c and d_h (:func:`at_share`)."""
+    share = share_fraction(model, pp)
+    return None if share is None else float(share)
+
+
+@lru_cache(maxsize=256)
+def share_fraction(model, pp: int) -> Fraction | None:
+    """:func:`time_share` as a fraction of whole layers (1/7), for the words that say it."""
+    if pp <= 1:
+        return None
+    kinds = layer_kinds(model)
+    whole = Fraction(kinds.count("global"), model.layers)
+    if whole in (0, 1):
+        return None
+    sizes, parts = stage_layers(model.layers, pp), stage_parts(model, pp)
+    own = [Fraction(parts.kinds[i][0], sizes[i]) for i in range(pp)]
+    busiest = max(own[i] for i in range(pp) if sizes[i] == max(sizes))
+    share = min(whole, busiest, own[-1])
+    return None if share == whole else share
+
+
+def at_share(model, share: float | None, x, full):
+    """A quantity of a mean layer's attention (c, d_h, or their fraction) at the share ``share`` of global layers
+    (:func:`time_share`) instead of the model's own f = G / L: x - (f - share) (full - x) / (1 - f), ``full`` its value
+    were every layer global.  A global layer reads S positions, a windowed or chunked one its own part of S; x is
+    linear in the share, so a mean over contexts (a request's rounds) moves the same way.  ``x`` where ``share`` is
+    None, and ``full`` itself stays full."""
+    if share is None:
+        return x
+    f = arch.global_layers(model) / model.layers
+    return x - (f - share) * (full - x) / (1.0 - f)
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from genreport.model import stages
 from genreport.model.evaluate import Results
 from genreport.present import fmt
 
@@ -299,6 +300,12 @@ def _window_text(r: Results) -> str:
         s_max = max(longer)
         f = r.facts["window_fraction"]
         text += f", at {s_max:,} it is {fmt.num(f)}, so c is {fmt.num(f)}× its full value and d_h reads {fmt.num(r.facts['window_head_dim'])}"
+    par = r.spec.parallelism
+    share = stages.share_fraction(m, par.pp) if par is not None else None
+    if share is not None:  # the time on the layout's stages (stages.time_share; chapter 1 says why)
+        text += (f". On the layout's {par.pp} stages a step's time takes a layer as global {share.numerator} in "
+                 f"{share.denominator}, not {m.layers - n} in {m.layers}: the fewest of the busiest stage's, the last "
+                 "stage's and the model's (chapter 1)")
     return text + "."
 
 

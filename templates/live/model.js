@@ -335,7 +335,8 @@ const GR_MODEL = (function () {
       return envOf(Object.assign({}, card), card, ONE_CUT, m, accounting, pc, wb);
     }
     const cut = GR_PARALLEL.layoutSlice(m, inp.parallelism);  // one GPU of the layout (parallel.js)
-    const env = envOf(GR_PARALLEL.sliceValues(card, cut, pc, accounting, m, wb), card, cut, m, accounting, pc, wb);
+    const env = envOf(GR_PARALLEL.sliceValues(card, cut, pc, accounting, m, wb), card, cut, m, accounting, pc, wb,
+      GR_PARALLEL.timeShare(m, cut.pp));
     if (cut.pp > 1) {  // the memory held on the stage that holds the fewest tokens (Env.held)
       env.held = function (context) {
         const e = this.at(null, context === undefined ? null : context);
@@ -351,9 +352,9 @@ const GR_MODEL = (function () {
     return env;
   }
 
-  function envOf(values, card, cut, m, accounting, pc, wb) {
+  function envOf(values, card, cut, m, accounting, pc, wb, share) {
     return {values: values, card: card, cut: cut, model: m, accounting: accounting, pc: pc, wb: wb,
-      perClass: wb.uniform === null,
+      perClass: wb.uniform === null, share: share === undefined ? null : share,  // stages.time_share (Env.share)
       at: function (batch, context, extra, stream, reads) { return envAt(this, batch, context, extra, stream, reads); },
       held: function (context) { return envAt(this, null, context === undefined ? null : context); },
       readB: function (n, nX) { return readB(this, n, nX); },
@@ -423,9 +424,14 @@ const GR_MODEL = (function () {
     if (context != null) {
       e.S = context;
       // the cache held (capacity); a decode step reads a chunked layer's S mod chunk tokens (env.Env.at)
-      e.c = (batch != null || reads) && chunkedLayers(m) ? kvBytesPerTokenAt(m, e.b_kv, context) : kvCacheBytesPerTokenAt(m, e.b_kv, context);
+      const timed = batch != null || reads;
+      e.c = timed && chunkedLayers(m) ? kvBytesPerTokenAt(m, e.b_kv, context) : kvCacheBytesPerTokenAt(m, e.b_kv, context);
+      // a step's time on the stages' share of global layers (Env.at; the capacity takes each stage's own memory)
+      const share = timed ? env.share : null, staged = (x, full) => share === null ? x
+        : GR_PARALLEL.atShare(m, share, x, full);
+      e.c = staged(e.c, m.layers * kvElementsPerTokenLayer(m) * e.b_kv);
       if (!cut.trivial) e.c = e.c / (cut.split * cut.s_kv);
-      if (localLayers(m) || chunkedLayers(m)) e.d_h = e.d_h * attendedFraction(m, context);
+      if (localLayers(m) || chunkedLayers(m)) e.d_h = e.d_h * staged(attendedFraction(m, context), 1.0);
     }
     if (batch != null) {
       e.B = batch;
@@ -450,17 +456,18 @@ const GR_MODEL = (function () {
       e.b = readB(env);  // a pass: all but N_e
     }
     Object.assign(e, extra || {});
-    if (extra && "T" in extra && context == null && !("d_h" in extra)) e.d_h = prefillHeadDim(m, e.d_h, e.T);
+    if (extra && "T" in extra && context == null && !("d_h" in extra)) e.d_h = prefillHeadDim(m, e.d_h, e.T, env.share);
     return e;
   }
 
   /** d_h of a pass over a whole prompt of t tokens (env.prefill_head_dim): MLA in its cheaper, decompressed form;
    * other attention times the share of the causal attention windowed and chunked layers compute. */
-  function prefillHeadDim(m, dH, t) {
+  function prefillHeadDim(m, dH, t, share) {  // share: the stages' share of global layers (null: the model's own)
     const a = m.attention;
     if (a.kind === "mla") return Math.min(headDimForFlops(m), (a.qk_nope_head_dim + a.qk_rope_head_dim + a.v_head_dim) / 2.0);
     if (!localLayers(m) && !chunkedLayers(m)) return dH;
-    return dH * prefillAttendedFraction(m, t);
+    const g = prefillAttendedFraction(m, t);
+    return dH * (share === null || share === undefined ? g : GR_PARALLEL.atShare(m, share, g, 1.0));
   }
 
   function call(qid, env) {

@@ -224,6 +224,12 @@ const GR_PARALLEL = (() => {
    * layout's env (at_batch). */
   function atBatch(values, env, b, bound, perSeq) {  // bound: u_x 1 (at_batch(busiest=False): only the estimate reads it)
     const out = Object.assign({}, values, {B: b});
+    // the stages' share of global layers, once (layout.at_batch, STAGED)
+    if (env.share !== null && env.share !== undefined && !("staged_share" in values)) {
+      out.c = atShare(env.model, env.share, values.c, env.card.c);
+      out.d_h = atShare(env.model, env.share, values.d_h, env.card.d_h);
+      out.staged_share = env.share;
+    }
     if (!env.model.moe) {
       if (env.perClass) out.b = env.readB();
       return out;
@@ -244,7 +250,7 @@ const GR_PARALLEL = (() => {
   }
 
   function atPrompt(values, env, tk, steady) {
-    const out = Object.assign({}, values, {T: tk, d_h: M.prefillHeadDim(env.model, values.d_h, tk),
+    const out = Object.assign({}, values, {T: tk, d_h: M.prefillHeadDim(env.model, values.d_h, tk, env.share),
       m_P: steady ? promptGroup(env) : 1.0});
     if (!env.model.moe) {
       out.b = env.readB();
@@ -325,6 +331,39 @@ const GR_PARALLEL = (() => {
     if (!m.moe) return Array(m.layers).fill(false);
     const f = m.moe.first_dense_layers || 0, k = Math.max(1, m.moe.layer_step || 1);
     return Array.from({length: m.layers}, (_, i) => i >= f && (i - f + 1) % k === 0);
+  }
+
+  /** f_st: the share of global layers the stages' time takes, or null where it is the model's own G / L
+   * (stages.time_share): the least of the most global stage of ceil(L/pp) layers, the last stage and G / L. */
+  function timeShare(m, pp) {
+    const f = shareFraction(m, pp);
+    return f === null ? null : f[0] / f[1];
+  }
+
+  /** timeShare as [global layers, of layers] (stages.share_fraction), for the words that say it; null as timeShare. */
+  function shareFraction(m, pp) {
+    if (!(pp > 1)) return null;
+    const kinds = layerKinds(m), g = kinds.filter(k => k === 0).length, L = m.layers;
+    if (g === 0 || g === L) return null;
+    const sizes = stageLayers(L, pp), parts = stageParts(m, pp), top = Math.max.apply(null, sizes);
+    // compared as fractions a / b (cross-multiplied integers), as stages.time_share compares Fractions
+    const less = (x, y) => x[0] * y[1] < y[0] * x[1];
+    let busiest = null;
+    sizes.forEach((n, i) => { if (n === top && (busiest === null || less(busiest, [parts.kinds[i][0], n]))) busiest = [parts.kinds[i][0], n]; });
+    let share = [g, L];
+    [busiest, [parts.kinds[pp - 1][0], sizes[pp - 1]]].forEach(x => { if (less(x, share)) share = x; });
+    if (share[0] === g && share[1] === L) return null;
+    const gcd = (a, b) => b ? gcd(b, a % b) : a, k = gcd(share[0], share[1]);  // in lowest terms, as a Fraction
+    return [share[0] / k, share[1] / k];
+  }
+
+  /** A mean layer's c, d_h or their fraction at the stages' share of global layers (stages.at_share): x - (f - share)
+   * (full - x) / (1 - f), f = G / L; x where share is null. */
+  function atShare(m, share, x, full) {
+    if (share === null || share === undefined) return x;
+    const at = m.attention, per = at.local_layers_per_global || 0;  // architecture.global_layers
+    const f = (!at.sliding_window && !at.chunk_size ? m.layers : per ? Math.floor(m.layers / (per + 1)) : 0) / m.layers;
+    return x - (f - share) * (full - x) / (1.0 - f);
   }
 
   /** Each stage's layers by cache kind and parameters by tensor class, whole (stages.stage_parts). */
@@ -695,5 +734,6 @@ const GR_PARALLEL = (() => {
     promptGroup: promptGroup, decodeRows: decodeRows, stepLinks: stepLinks,
     roundBound: roundBound, roundLedgers: roundLedgers, prefillBound: prefillBound, promptCapacity: promptCapacity,
     layoutSlice: layoutSlice, sliceValues: sliceValues, oneCard: oneCard, replicaRates: replicaRates,
-    busiestRedundant: busiestRedundant, stageValues: stageValues, heldAt: heldAt, stageHead: stageHead};
+    busiestRedundant: busiestRedundant, stageValues: stageValues, heldAt: heldAt, stageHead: stageHead,
+    timeShare: timeShare, shareFraction: shareFraction, atShare: atShare};
 })();

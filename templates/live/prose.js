@@ -270,6 +270,13 @@ const GR_PROSE = (function () {
       text += `, at ${commas(sMax)} it is ${F.num(f)}, so c is ${F.num(f)}× its full value and d_h reads `
         + `${F.num(f * res.envs[res.lead].values.d_h)}`;
     }
+    const par = inp.parallelism;  // the time on the layout's stages (prose._window_text, stages.time_share)
+    const share = par && typeof GR_PARALLEL !== "undefined" ? GR_PARALLEL.shareFraction(m, par.pp || 1) : null;
+    if (share !== null) {
+      text += `. On the layout's ${par.pp} stages a step's time takes a layer as global ${share[0]} in ${share[1]}, `
+        + `not ${m.layers - n} in ${m.layers}: the fewest of the busiest stage's, the last stage's and the model's `
+        + "(chapter 1)";
+    }
     return text + ".";
   }
 

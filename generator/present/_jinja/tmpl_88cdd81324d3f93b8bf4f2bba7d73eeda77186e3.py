@@ -41,64 +41,70 @@ def root(context, missing=missing):
         def t_3(*unused):
             raise TemplateRuntimeError("No filter named 'integer' found.")
     try:
-        t_4 = environment.filters['max']
+        t_4 = environment.filters['join']
     except KeyError:
         @internalcode
         def t_4(*unused):
-            raise TemplateRuntimeError("No filter named 'max' found.")
+            raise TemplateRuntimeError("No filter named 'join' found.")
     try:
-        t_5 = environment.filters['memsize']
+        t_5 = environment.filters['max']
     except KeyError:
         @internalcode
         def t_5(*unused):
-            raise TemplateRuntimeError("No filter named 'memsize' found.")
+            raise TemplateRuntimeError("No filter named 'max' found.")
     try:
-        t_6 = environment.filters['min']
+        t_6 = environment.filters['memsize']
     except KeyError:
         @internalcode
         def t_6(*unused):
-            raise TemplateRuntimeError("No filter named 'min' found.")
+            raise TemplateRuntimeError("No filter named 'memsize' found.")
     try:
-        t_7 = environment.filters['num']
+        t_7 = environment.filters['min']
     except KeyError:
         @internalcode
         def t_7(*unused):
-            raise TemplateRuntimeError("No filter named 'num' found.")
+            raise TemplateRuntimeError("No filter named 'min' found.")
     try:
-        t_8 = environment.filters['pct']
+        t_8 = environment.filters['num']
     except KeyError:
         @internalcode
         def t_8(*unused):
-            raise TemplateRuntimeError("No filter named 'pct' found.")
+            raise TemplateRuntimeError("No filter named 'num' found.")
     try:
-        t_9 = environment.filters['safe']
+        t_9 = environment.filters['pct']
     except KeyError:
         @internalcode
         def t_9(*unused):
-            raise TemplateRuntimeError("No filter named 'safe' found.")
+            raise TemplateRuntimeError("No filter named 'pct' found.")
     try:
-        t_10 = environment.filters['sig3']
+        t_10 = environment.filters['safe']
     except KeyError:
         @internalcode
         def t_10(*unused):
-            raise TemplateRuntimeError("No filter named 'sig3' found.")
+            raise TemplateRuntimeError("No filter named 'safe' found.")
     try:
-        t_11 = environment.filters['sum']
+        t_11 = environment.filters['sig3']
     except KeyError:
         @internalcode
         def t_11(*unused):
-            raise TemplateRuntimeError("No filter named 'sum' found.")
+            raise TemplateRuntimeError("No filter named 'sig3' found.")
     try:
-        t_12 = environment.filters['time']
+        t_12 = environment.filters['sum']
     except KeyError:
         @internalcode
         def t_12(*unused):
-            raise TemplateRuntimeError("No filter named 'time' found.")
+            raise TemplateRuntimeError("No filter named 'sum' found.")
     try:
-        t_13 = environment.tests['none']
+        t_13 = environment.filters['time']
     except KeyError:
         @internalcode
         def t_13(*unused):
+            raise TemplateRuntimeError("No filter named 'time' found.")
+    try:
+        t_14 = environment.tests['none']
+    except KeyError:
+        @internalcode
+        def t_14(*unused):
             raise TemplateRuntimeError("No test named 'none' found.")
     pass
     included_template = environment.get_template('_macros.html.j2', 'sections/s1_waiting.html.j2').make_module(context.get_all(), True, {'card': l_0_card, 'figure': l_0_figure, 'formula': l_0_formula, 'mx': l_0_mx, 'pill': l_0_pill})
@@ -153,7 +159,7 @@ def root(context, missing=missing):
             _loop_vars = {}
             pass
             yield '<tr><td>'
-            yield escape(t_9(environment.getattr(l_1_s, 'math')))
+            yield escape(t_10(environment.getattr(l_1_s, 'math')))
             yield '</td><td>'
             yield escape(environment.getattr(l_1_s, 'meaning'))
             yield '</td><td class="n">'
@@ -166,7 +172,7 @@ def root(context, missing=missing):
         if environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'stage_layers'):
             pass
             yield '<p>The '
-            yield escape(t_3(t_11(environment, environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'stage_layers'))))
+            yield escape(t_3(t_12(environment, environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'stage_layers'))))
             yield ' layers do not divide into '
             yield escape(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'pp'))
             yield ' even stages: '
@@ -174,21 +180,21 @@ def root(context, missing=missing):
             yield ' stage'
             yield escape(('s' if (environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'stages_busiest') > 1) else cond_expr_undefined("the inline if-expression on line 15 in 'sections/s1_waiting.html.j2' evaluated to false and no else section was defined.")))
             yield ' of '
-            yield escape(t_4(environment, environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'stage_layers')))
+            yield escape(t_5(environment, environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'stage_layers')))
             yield ' layers and '
             yield escape(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'stages_other'))
             yield ' of '
-            yield escape(t_6(environment, environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'stage_layers')))
+            yield escape(t_7(environment, environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'stage_layers')))
             yield ' (vLLM gives the extra layers to the stages before the last, from the second-to-last back).\nThe busiest stage sets each '
             yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
             yield "'s share of a round, so n<sub>PP</sub> in the time formulas is the layers over its layers,\nL / ⌈L / "
             yield escape(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'pp'))
             yield '⌉ = '
-            yield escape(t_3(t_11(environment, environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'stage_layers'))))
+            yield escape(t_3(t_12(environment, environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'stage_layers'))))
             yield ' / '
-            yield escape(t_4(environment, environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'stage_layers')))
+            yield escape(t_5(environment, environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'stage_layers')))
             yield ' = '
-            yield escape(t_10(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'pp_split')))
+            yield escape(t_11(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'pp_split')))
             yield ', not '
             yield escape(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'pp'))
             yield '.</p>\n'
@@ -218,11 +224,11 @@ def root(context, missing=missing):
             yield ', the memory a '
             yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
             yield ' needs) divide the weights by n<sub>PW</sub> = '
-            yield escape(t_10(environment.getattr(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'stage_memory'), 'n_pw')))
+            yield escape(t_11(environment.getattr(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'stage_memory'), 'n_pw')))
             yield ' and the cache by n<sub>PK</sub> = '
-            yield escape(t_10(environment.getattr(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'stage_memory'), 'n_pk')))
+            yield escape(t_11(environment.getattr(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'stage_memory'), 'n_pk')))
             yield ' (the time formulas by n<sub>PP</sub> = '
-            yield escape(t_10(environment.getattr(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'stage_memory'), 'n_pp')))
+            yield escape(t_11(environment.getattr(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'stage_memory'), 'n_pp')))
             yield ').\nThe times are those of a '
             yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
             yield ' of the busiest stage before the last: its '
@@ -231,7 +237,33 @@ def root(context, missing=missing):
             yield escape(environment.getattr(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'stage_memory'), 'last_layers'))
             yield " layers; a round lasts at least the longer of the two stages' ledgers and its micro-batches' walk through every stage (chapter "
             yield escape(environment.getattr((undefined(name='ch') if l_0_ch is missing else l_0_ch), 's7'))
-            yield ').</p>\n'
+            yield ').\n'
+            if environment.getattr(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'stage_memory'), 'share'):
+                pass
+                yield 'Their attention is not that of mean layers, though: the stages hold '
+                yield escape(t_4(context.eval_ctx, environment.getattr(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'stage_memory'), 'globals')[:-1], ', '))
+                yield ' and '
+                yield escape(environment.getitem(environment.getattr(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'stage_memory'), 'globals'), -1))
+                yield ' global layers, which read the whole context, where '
+                yield escape(environment.getattr(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'stage_memory'), 'busiest_layers'))
+                yield ' mean layers would hold '
+                yield escape(t_11(environment.getattr(environment.getattr(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'stage_memory'), 'share'), 'busiest_mean')))
+                yield ' and '
+                yield escape(environment.getattr(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'stage_memory'), 'last_layers'))
+                yield ', '
+                yield escape(t_11(environment.getattr(environment.getattr(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'stage_memory'), 'share'), 'last_mean')))
+                yield '.\nThe times take '
+                yield escape(environment.getattr(environment.getattr(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'stage_memory'), 'share'), 'global'))
+                yield ' global layer'
+                yield escape(('s' if (environment.getattr(environment.getattr(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'stage_memory'), 'share'), 'global') > 1) else cond_expr_undefined("the inline if-expression on line 23 in 'sections/s1_waiting.html.j2' evaluated to false and no else section was defined.")))
+                yield ' in '
+                yield escape(environment.getattr(environment.getattr(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'stage_memory'), 'share'), 'of'))
+                yield " (the fewest of the busiest stage's, the last stage's and the model's "
+                yield escape(environment.getattr(environment.getattr(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'stage_memory'), 'share'), 'model_global'))
+                yield ' in '
+                yield escape(environment.getattr(environment.getattr(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'stage_memory'), 'share'), 'layers'))
+                yield "): the c and d<sub>h</sub> of the formulas at a context are a mean layer's at that share, so each ledger is at most a real stage's and the walk at most the real one, and the bound stays a bound."
+            yield '</p>\n'
         yield '<p>Times, FLOPs, bytes and intensities are one '
         yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
         yield "'s during a decode round of its replica (the "
@@ -240,7 +272,7 @@ def root(context, missing=missing):
         yield escape(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'replica_gpus'))
         yield ' '
         yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
-        yield escape(('s' if (environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'replica_gpus') > 1) else cond_expr_undefined("the inline if-expression on line 23 in 'sections/s1_waiting.html.j2' evaluated to false and no else section was defined.")))
+        yield escape(('s' if (environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'replica_gpus') > 1) else cond_expr_undefined("the inline if-expression on line 25 in 'sections/s1_waiting.html.j2' evaluated to false and no else section was defined.")))
         yield ' holding one copy of the model);\ntoken rates are per replica at the strict bound, the interconnect included (chapter '
         yield escape(environment.getattr((undefined(name='ch') if l_0_ch is missing else l_0_ch), 's7'))
         yield ')'
@@ -277,7 +309,7 @@ def root(context, missing=missing):
             yield 'On one '
             yield escape((undefined(name='card') if l_0_card is missing else l_0_card))
             yield ' the whole model would need '
-            yield escape(t_12(environment.getattr(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'one_card'), 'weight_stream_time')))
+            yield escape(t_13(environment.getattr(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'one_card'), 'weight_stream_time')))
             yield ' per batch-1 token'
             if (not environment.getattr(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'one_card'), 'fits')):
                 pass
@@ -323,9 +355,9 @@ def root(context, missing=missing):
         yield '</p>'
     yield escape(context.call((undefined(name='figure') if l_0_figure is missing else l_0_figure), (undefined(name='figs') if l_0_figs is missing else l_0_figs), 'fig1-decode-bounds'))
     yield '\n<p>The ratio of the two bounds is <span data-fact="bound_ratio">'
-    yield escape(t_7(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'bound_ratio')))
+    yield escape(t_8(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'bound_ratio')))
     yield '</span>'
-    if ((environment.getattr((undefined(name='precision') if l_0_precision is missing else l_0_precision), 'weight_bytes') == 2) and t_13(environment.getattr((undefined(name='model') if l_0_model is missing else l_0_model), 'moe'))):
+    if ((environment.getattr((undefined(name='precision') if l_0_precision is missing else l_0_precision), 'weight_bytes') == 2) and t_14(environment.getattr((undefined(name='model') if l_0_model is missing else l_0_model), 'moe'))):
         pass
         yield '<span data-static>, the ridge point itself: at\nbatch 1 in 16-bit weights the intensity is 2N / (2N) = 1 FLOP/B, and a ratio of two lower bounds at intensity 1 is\nP/W</span>'
     yield '.</p>\n<div class="callout"><span data-static>'
@@ -353,11 +385,11 @@ def root(context, missing=missing):
     yield '</span> starved by bandwidth and a\n<span data-static>'
     yield escape((undefined(name='card') if l_0_card is missing else l_0_card))
     yield '</span> saturating its compute both show 99%. Nor does <span data-fact="bound_ratio">'
-    yield escape(t_7(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'bound_ratio')))
+    yield escape(t_8(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'bound_ratio')))
     yield '</span>:1 mean the <span data-static>'
     yield escape((undefined(name='mx') if l_0_mx is missing else l_0_mx))
     yield '</span> idle\n<span data-fact="compute_idle_share">'
-    yield escape(t_8(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'compute_idle_share')))
+    yield escape(t_9(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'compute_idle_share')))
     yield '</span> of the wall-clock time: the two bounds overlap, and the ratio compares two lower bounds.</div>\n'
     if (undefined(name='hierarchy') if l_0_hierarchy is missing else l_0_hierarchy):
         pass
@@ -377,7 +409,7 @@ def root(context, missing=missing):
             yield '</td>\n<td class="n">'
             if environment.getattr(l_1_h, 'size'):
                 pass
-                yield escape(t_5(environment.getattr(l_1_h, 'size')))
+                yield escape(t_6(environment.getattr(l_1_h, 'size')))
                 if (environment.getattr(l_1_loop, 'index') <= 2):
                     pass
                     yield ' per SM'
@@ -387,7 +419,7 @@ def root(context, missing=missing):
             yield '</td>\n<td class="n">'
             if environment.getattr(l_1_h, 'total'):
                 pass
-                yield escape(t_5(environment.getattr(l_1_h, 'total')))
+                yield escape(t_6(environment.getattr(l_1_h, 'total')))
             else:
                 pass
                 yield '—'
@@ -403,7 +435,7 @@ def root(context, missing=missing):
     if (undefined(name='states') if l_0_states is missing else l_0_states):
         pass
         yield '<h3>Diagnosing a real run</h3>\n<p>Measure the achieved bandwidth and FLOP/s of a step and compare each with its peak; “near peak” means at least\n'
-        yield escape(t_8(environment.getattr(environment.getitem((undefined(name='states') if l_0_states is missing else l_0_states), 0), 'near_peak'), 0))
+        yield escape(t_9(environment.getattr(environment.getitem((undefined(name='states') if l_0_states is missing else l_0_states), 0), 'near_peak'), 0))
         yield ' of it. Seed 000\'s three states:</p>\n<div class="scroll"><table>\n<thead><tr><th>achieved bandwidth</th><th>achieved compute</th><th>state</th><th>what helps</th></tr></thead>\n<tbody>'
         l_1_loop = missing
         for l_1_st, l_1_loop in LoopContext((undefined(name='states') if l_0_states is missing else l_0_states), undefined):
@@ -433,4 +465,4 @@ def root(context, missing=missing):
     yield '</section>\n\n'
 
 blocks = {}
-debug_info = '1=104&3=116&6=120&8=123&9=127&10=144&12=150&13=152&15=166&16=183&17=185&18=195&19=210&20=217&21=227&22=236&23=240&24=245&25=255&26=275&29=306&31=315&32=317&33=319&34=324&35=326&38=332&39=343&40=354&41=360&42=362&44=365&46=367&47=370&48=378&49=388&50=399&55=403&58=406&61=409&62=422'
+debug_info = '1=110&3=122&6=126&8=129&9=133&10=150&12=156&13=158&15=172&16=189&17=191&18=201&19=216&20=223&21=233&22=241&23=256&24=268&25=272&26=277&27=287&28=307&31=338&33=347&34=349&35=351&36=356&37=358&40=364&41=375&42=386&43=392&44=394&46=397&48=399&49=402&50=410&51=420&52=431&57=435&60=438&63=441&64=454'

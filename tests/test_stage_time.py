@@ -1,0 +1,120 @@
+"""A decode round's time on pipeline stages whose global layers fall unevenly (genreport.model.stages.time_share).
+
+The time formulas take the busiest stage as ceil(L/pp) mean layers. Gemma 3 interleaves one global layer in six
+with windowed ones (Gemma 3 1B: 26 layers, global layers 5, 11, 17 and 23; specs/models/gemma-3-1b.yaml, its Hugging
+Face config's sliding_window_pattern 6), so at pp 4 (stages of 6, 7, 7 and 6 layers, vLLM's split) every stage
+holds one global layer: seven mean layers would read 7 x 4/26 = 1.077 global layers' cache, more than any stage
+reads, and the strict bound would claim more than any engine needs. Here each stage's HBM bytes are counted from its
+own layers (stages.stage_parts), independently of the formulas, and the layout's HBM ledgers must not exceed them:
+X (a GPU of the busiest stage before the last) at most a stage of ceil(L/pp) layers, X_L at most the last stage,
+and the walk ((n_PP - r) X + X_L) / m at most the stages' sum over m (the final norm's d weights, which a mean layer
+carries and the last stage holds, aside: a few bytes in a GB, below the last stage's head)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from genreport import evaluate
+from genreport.formulas import architecture as arch
+from genreport.formulas.compiled import load
+from genreport.model import stages
+from genreport.model.layout import point_values
+from test_stage_memory import _spec
+
+# dense models with global and windowed layers, at pipeline degrees that divide their layers or are powers of two
+CASES = [("gemma-3-1b", pp) for pp in (2, 4, 5, 8)] + [("gemma-3-27b", pp) for pp in (2, 4, 5, 8)] + [
+    ("gemma-2-9b", pp) for pp in (2, 3, 6)] + [("gemma-2-27b", 4)]
+BATCHES, CONTEXTS = (1.0, 8.0, 64.0), (4096.0, 32768.0, 131072.0)
+TOL = 1e-9
+
+
+def _exact_stage_bytes(r, batch, context):
+    """Each stage's HBM bytes on one of its GPUs in a decode round at (batch, context): m streams of its weights
+    (the first stage's embedding is a lookup; the last holds the head), B sequences' cache of its own layers, and
+    their activations."""
+    m, pp = r.spec.model, r.spec.parallelism.pp
+    parts = stages.stage_parts(m, pp)
+    b = 2.0  # bf16
+    e = arch.kv_elements_per_token_layer(m) * 2.0  # one cached position of one layer
+    w = float(m.attention.sliding_window)
+    a = float(r.envs["exact"].card["a"])
+    micro = min(pp, batch)
+    out = []
+    for i, (g, n_w, n_c) in enumerate(parts.kinds):
+        assert n_c == 0
+        layers = g + n_w
+        weights = (parts.attention[i] + parts.default[i] + parts.head[i]) * b
+        cache = batch * e * (g * context + n_w * min(context, w))
+        out.append(micro * weights + cache + batch * a * layers / m.layers)
+    return np.asarray(out)
+
+
+@pytest.mark.parametrize("model,pp", CASES)
+def test_no_hbm_ledger_claims_more_than_a_stage_reads(tmp_path, model, pp):
+    r = evaluate(_spec(tmp_path, model, pp, contexts="4k, 32k, 128k"))
+    m, q, W = r.spec.model, load(), r.spec.hardware.bandwidth
+    sizes = stages.stage_layers(m.layers, pp)
+    ceil_stages = [i for i, n in enumerate(sizes) if n == max(sizes)]
+    n_pp = m.layers / max(sizes)
+    r_last = sizes[-1] * n_pp / m.layers
+    for batch in BATCHES:
+        for context in CONTEXTS:
+            v = point_values(r.spec, "exact", "decode_time_memory_gpu", batch, context)
+            x = float(q["decode_time_memory_gpu"](v)) * W
+            real = _exact_stage_bytes(r, batch, context)
+            micro = min(pp, batch)
+            # X_L = r X + h: the last stage's ledger from the busiest's (formulas.parallel.decode_time_memory_last)
+            x_last = r_last * x + micro * m.vocab_size * m.hidden_size * 2.0
+            where = f"{model} pp {pp} at B {batch:g}, S {context:g}"
+            assert x <= real.max() * (1 + TOL), where  # the round lasts at least its busiest stage's ledger
+            # and, the final norm's d weights aside, no more than a stage of ceil(L/pp) layers reads
+            assert x <= max(real[i] for i in ceil_stages) + micro * m.hidden_size * 2.0, where
+            assert x_last <= real[-1] * (1 + TOL), where
+            assert ((n_pp - r_last) * x + x_last) / micro <= real.sum() / micro * (1 + TOL), where
+
+
+def test_gemma3_1b_at_pp4_takes_the_stage_of_seven_layers_with_one_global():
+    """Every stage holds one global layer: the busiest stage's share is 1/7 (G / L = 4/26 would claim 1.077 global
+    layers on it), and its HBM ledger is that stage's bytes exactly; at 128k the old mean over-claimed by 6%."""
+    from pathlib import Path
+    from tempfile import mkdtemp
+
+    r = evaluate(_spec(Path(mkdtemp()), "gemma-3-1b", 4, contexts="128k"))
+    m = r.spec.model
+    assert stages.stage_layers(26, 4) == (6, 7, 7, 6)
+    assert stages.stage_parts(m, 4).kinds == ((1, 5, 0), (1, 6, 0), (1, 6, 0), (1, 5, 0))
+    assert stages.time_share(m, 4) == pytest.approx(1 / 7, rel=1e-15)
+    assert stages.time_share(m, 1) is None and stages.time_share(m, 2) is None  # one stage; 13 + 13, two each
+    q, W = load(), r.spec.hardware.bandwidth
+    v = point_values(r.spec, "exact", "decode_time_memory_gpu", 64.0, 131072.0)
+    x = float(q["decode_time_memory_gpu"](v)) * W
+    real = _exact_stage_bytes(r, 64.0, 131072.0)
+    assert x == pytest.approx(real[1] + 4 * 7 / 26 * 1152 * 2, rel=1e-12)  # and 7/26 of the final norm, 4 streams
+    # the mean layers' claim: 7 x 4/26 global layers' cache on the stage, where it holds one
+    e = arch.kv_elements_per_token_layer(m) * 2.0
+    mean_cache = 64 * e * 7 * (4 / 26 * 131072 + 22 / 26 * 512)
+    own_cache = 64 * e * (131072 + 6 * 512)
+    assert mean_cache / own_cache == pytest.approx(1.07487, abs=1e-5)
+    assert (x - own_cache + mean_cache) / real[1] > 1.06
+
+
+def test_the_share_is_linear_in_a_mean_over_contexts():
+    """at_share moves a mean of c over contexts (a request's rounds) as it moves each round's c: the request
+    formulas take the mean c, so the share must commute with it."""
+    from pathlib import Path
+
+    from genreport.load.loader import load_model
+
+    m = load_model(Path(__file__).resolve().parent.parent / "specs/models/gemma-3-27b.yaml")
+    share = stages.time_share(m, 5)
+    assert share == pytest.approx(2 / 13)
+    s = np.arange(500.0, 40000.0, 37.0)
+    full = arch.kv_bytes_per_token(m, 2.0)
+    c = arch.kv_bytes_per_token_at(m, 2.0, s)
+    each = stages.at_share(m, share, c, full)
+    assert float(np.mean(s * each)) == pytest.approx(
+        float(np.mean(s)) * stages.at_share(m, share, float(np.mean(s * c)) / float(np.mean(s)), full), rel=1e-12)
+    assert stages.at_share(m, share, full, full) == full  # a context within the window: unchanged
+    assert math.isclose(stages.at_share(m, None, 3.0, 5.0), 3.0)
