@@ -9,7 +9,7 @@ from genreport.terminal import safe
 
 @dataclass(frozen=True, order=True)
 class Finding:
-    file: str
+    file: str  # a file, or a command-line argument (line 0: it has no lines)
     line: int
     col: int
     path: str
@@ -20,7 +20,8 @@ class Finding:
     def format(self) -> str:
         """One line for a terminal: user text in it (a title, a quantity string) has its control characters
         escaped (see :mod:`genreport.terminal`)."""
-        where = f"{self.file}:{self.line}:{self.col}:"
+        # a file's line and column; an argument ("--set x=1", "--at B=0") has none to give
+        where = f"{self.file}:{self.line}:{self.col}:" if self.line else f"{self.file}:"
         label = "" if self.severity == "error" else "warning: "
         path = f" {self.path}:" if self.path else ""
         text = f"{where}{path} {label}{self.message}"

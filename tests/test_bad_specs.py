@@ -32,7 +32,8 @@ import pytest
 from genreport.commands.cli import main
 
 BAD = Path(__file__).resolve().parent / "bad_specs"
-FINDING = re.compile(r"^(?P<where>\S.*?:\d+:\d+): (?P<text>.*)$")
+# a finding names a file's line and column, or the argument at fault (--set PATH=VALUE has no line: stop 82)
+FINDING = re.compile(r"^(?P<where>--set .+?|\S.*?:\d+:\d+): (?P<text>.*)$")
 
 
 @dataclass
@@ -70,7 +71,7 @@ def parse_case(path: Path) -> Case:
             dotted, _, literal = value.partition(" = ")
             case.json.append((dotted, json.loads(literal)))
         elif key == "expect":
-            m = re.match(r"^(?P<where>.+?:\d+:\d+): (?P<text>.*)$", value)
+            m = re.match(r"^(?P<where>--set .+?|.+?:\d+:\d+): (?P<text>.*)$", value)
             assert m, f"{path.name}: bad expect line {value!r}"
             case.expect.append((m["where"], m["text"]))
         else:

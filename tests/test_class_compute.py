@@ -222,7 +222,7 @@ def test_a_class_the_model_lacks_and_a_set_compute_are_said_where_written(tmp_pa
     plain = report(tmp_path, "bf16", hardware="h100-sxm", name="p")
     assert cli_main([plain, "-o", str(out), "--format", "json", "--set", "precision.compute=int4"]) == 1
     err = capsys.readouterr().err
-    assert "--set precision.compute=int4:1:1: precision.compute: NVIDIA H100 SXM5 80GB has no dense int4 peak" in err
+    assert "--set precision.compute=int4: precision.compute: NVIDIA H100 SXM5 80GB has no dense int4 peak" in err
 
 
 def test_two_matrices_of_one_shape_keep_their_own_numbers(tmp_path):

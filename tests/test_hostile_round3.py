@@ -406,7 +406,7 @@ def test_plan_limit(capsys):
     assert main([*args, "--limit", str(10 * total)]) == 0
     assert rows(capsys.readouterr().out) == total
     assert main([*args, "--limit", "-1"]) == 1
-    assert "--limit -1:1:1: must be 0 (all rows) or more" in capsys.readouterr().err
+    assert "--limit -1: must be 0 (all rows) or more" in capsys.readouterr().err
 
 
 # ----------------------------------------------------------------------------------------------- 16: children

@@ -354,9 +354,9 @@ def test_plan_cli_table_and_json(capsys):
 
 @pytest.mark.parametrize("args, text", [
     (["plan", "llama-3.1-70b", "--hardware", "h100"], "no hardware named 'h100'"),
-    (["plan", "llama-3.1-70b", "--hardware", "h100-sxm", "--latency", "50"], "--latency 50:1:1:"),
+    (["plan", "llama-3.1-70b", "--hardware", "h100-sxm", "--latency", "50"], "--latency 50:"),
     (["plan", "llama-3.1-70b", "--hardware", "h100-sxm", "--precision", "bf17"], "unknown format bf17"),
-    (["plan", "llama-3.1-70b", "--hardware", "h100-sxm", "--context", "8q"], "--context 8q:1:1:"),
+    (["plan", "llama-3.1-70b", "--hardware", "h100-sxm", "--context", "8q"], "--context 8q:"),
 ])
 def test_plan_bad_input(capsys, args, text):
     assert main(args) == 1

@@ -139,7 +139,7 @@ def test_an_fp8_checkpoint_leaves_out_only_narrower_formats():
 
 
 @pytest.mark.parametrize("args, text", [
-    (["--ttft", "2"], "--ttft 2:1:1:"),
+    (["--ttft", "2"], "--ttft 2:"),
     (["--price", "b200=5"], "not one of the GPUs asked"),
     (["--price", "h100-sxm=-1"], "is not GPU=USD per hour"),
     (["--kv-cache", "fp9"], "unknown format fp9"),

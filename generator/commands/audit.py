@@ -351,7 +351,7 @@ def _cell(x) -> str:
 def main(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
     if args.format not in FORMATS:
-        raise SpecError([Finding(f"--format {args.format}", 1, 1, "", f"unknown format '{args.format}'",
+        raise SpecError([Finding(f"--format {args.format}", 0, 0, "", f"unknown format '{args.format}'",
                                  "use table, csv or json")])
     path = Path(args.claims)
     try:
@@ -359,7 +359,7 @@ def main(argv: list[str]) -> int:
     except OSError:  # a name too long for the file system
         found = False
     if not found:
-        raise SpecError([Finding(args.claims, 1, 1, "", "no such file", "give the path of a CSV of claims")])
+        raise SpecError([Finding(args.claims, 0, 0, "", "no such file", "give the path of a CSV of claims")])
     results = audit(path)
     if args.format == "json":
         text = json.dumps({"rows": results}, indent=1, sort_keys=True, ensure_ascii=False) + "\n"

@@ -2,7 +2,8 @@
 
 Exit status (:data:`EXIT`, documented in the README): 0 success, 1 bad input (specs, overrides, claims),
 2 build problem (output folder, renderer), 3 internal error, 4 a difference was asked for and found
-(``--check``, ``diff --exit-code``), 64 a usage error (an unknown command or option, a missing argument:
+(``--check``, ``diff --exit-code``), 5 a search found no answer (``plan``: no layout fits or meets the targets),
+64 a usage error (an unknown command or option, a missing argument:
 ``EX_USAGE`` of sysexits.h), 130 interrupted, 141 the reader of the output went away (``genreport diff ... |
 head``: quietly, as a command killed by SIGPIPE).  No traceback unless ``--debug``.  Messages that can hold
 user text go through :func:`genreport.terminal.safe`.
@@ -25,7 +26,7 @@ from genreport.errors import BuildError, SpecError
 from genreport.procs import no_gc
 from genreport.terminal import detail, note, progress_done, safe, set_verbosity
 
-EXIT = {"ok": 0, "input": 1, "build": 2, "internal": 3, "differs": 4, "usage": 64, "interrupted": 130,
+EXIT = {"ok": 0, "input": 1, "build": 2, "internal": 3, "differs": 4, "none": 5, "usage": 64, "interrupted": 130,
         "pipe": 141}
 
 SUBCOMMANDS = {
@@ -447,7 +448,7 @@ def _check(spec_path: Path, out_root: Path, name: str, formats, args) -> int:
 def _cli_finding(where: str, message: str, hint: str):
     from genreport.errors import Finding
 
-    return Finding(where, 1, 1, "", message, hint)
+    return Finding(where, 0, 0, "", message, hint)  # an argument: no line
 
 
 _EXITS = False  # set by entry(): this process ends (os._exit) when main() returns

@@ -10,7 +10,7 @@ from genreport.errors import Finding, SpecError
 
 
 def _err(where: str, message: str, hint: str = "") -> SpecError:
-    return SpecError([Finding(where, 1, 1, "", message, hint)])
+    return SpecError([Finding(where, 0, 0, "", message, hint)])  # an argument: no line
 
 
 @dataclass

@@ -57,7 +57,7 @@ _REV = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_./@{}~^+-]*")  # HEAD~3, main@{1}, v1
 
 def _err(where: str, message: str, hint: str = "") -> SpecError:
     where = where if len(where) <= 120 else where[:100] + "..."
-    return SpecError([Finding(where, 1, 1, "", message, hint)])
+    return SpecError([Finding(where, 0, 0, "", message, hint)])  # an argument or a whole file: no line
 
 
 class _BadNumber(ValueError):

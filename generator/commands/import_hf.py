@@ -200,7 +200,7 @@ def import_config(path: Path, name: str | None = None, out: Path | None = None,
         origin = ""  # a cache folder's name that is no model name: name the spec after the file
     chosen = name or default_name(path, cfg.data)
     if not _NAME_OK.match(chosen) or len(chosen) > 100:
-        raise SpecError([Finding("--name", 1, 1, "", f"'{chosen}' is not a catalog name",
+        raise SpecError([Finding("--name", 0, 0, "", f"'{chosen}' is not a catalog name",
                                  "use lowercase letters, digits, '.', '_' and '-', e.g. 'llama-3.1-8b'")])
     spec, comments = convert(cfg, chosen)
     if notes is not None:

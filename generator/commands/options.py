@@ -91,7 +91,7 @@ def engine_memory(args, reserve: float | None = None, step: dict | None = None) 
     from genreport.load.spec import DEFAULT_MAX_BATCHED_TOKENS, DEFAULT_MAX_SEQUENCES, DEFAULT_MEMORY_RESERVE
 
     def err(where: str, message: str, hint: str) -> SpecError:
-        return SpecError([Finding(where, 1, 1, "", message, hint)])
+        return SpecError([Finding(where, 0, 0, "", message, hint)])
 
     reserve = DEFAULT_MEMORY_RESERVE if reserve is None else reserve
     step = step or {"max_batched_tokens": DEFAULT_MAX_BATCHED_TOKENS, "max_sequences": DEFAULT_MAX_SEQUENCES}

@@ -59,7 +59,8 @@ def _parser() -> argparse.ArgumentParser:
                "replica (no queueing); $/M input tokens price the prompt at the time it occupies its replica (that "
                "TTFT, or, where the expert group is wider than the replica, its prefill while every replica of the "
                "group prefills one; a pipeline of pp stages admits a prompt every 1/pp of it), $/M output tokens the "
-               "decode rate per device.")
+               "decode rate per device. Exit status 0 with a table; 5 where no layout fits or meets the targets "
+               "(the closest said); 1 for bad input.")
     p.add_argument("model", metavar="MODEL", help="catalog name or path of a model spec, e.g. llama-3.1-70b; or a "
                    "report spec (specs/llama70b-h100-tp8.yaml): its model, device, formats, engine and serving "
                    "block (the request, targets, users, speculation) are the defaults, as its serving chapter asks")
@@ -133,8 +134,11 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
+NO_ANSWER = 5  # cli.EXIT["none"]: the search found no layout
+
+
 def _err(where: str, message: str, hint: str) -> SpecError:
-    return SpecError([Finding(where, 1, 1, "", message, hint)])
+    return SpecError([Finding(where, 0, 0, "", message, hint)])  # an argument: no line
 
 
 def _report_spec(ref: str):
@@ -467,6 +471,8 @@ def main(argv: list[str]) -> int:
             res.rows = [r for r in res.rows if r.gpus == args.gpus]
     result = merge(results, priced, order)
     result.notes += _vocab_note(speculative, model)
+    # no layout fits or meets the targets: the answer printed as ever, and a status a script can tell from a table
+    status = 0 if result.rows else NO_ANSWER
     if args.format == "json":
         doc = {"model": model.name, "hardware": ",".join(g.name for g in gpus), "context": context, "batch": batch,
                "prompt": prompt, "output": output, "users": users, "tpot": tpot, "latency": tpot, "ttft": ttft,
@@ -484,15 +490,15 @@ def main(argv: list[str]) -> int:
                "skipped_precisions": [{"precision": p, "why": w} for p, w in result.skipped_precisions],
                "notes": result.notes}
         print(json.dumps(doc, indent=1, sort_keys=True))
-        return 0
+        return status
     if args.format == "csv":
         print(render_csv(result, speculative is not None, args.disaggregate), end="")
-        return 0
+        return status
     print(render_table(result, model, gpus, batch, context, tpot, args.limit, shape, args.estimate,
                        markdown=args.format == "md", speculative=speculative, disaggregate=args.disaggregate,
                        draft_precision=draft_precision, left_out=left_out, tried=tuple(weights),
                        spec_file=spec.file if spec is not None else None))
-    return 0
+    return status
 
 
 def merge(results, priced: bool, sort: str = "auto"):

@@ -58,7 +58,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _err(where: str, message: str, hint: str = "") -> SpecError:
-    return SpecError([Finding(where, 1, 1, "", message, hint)])
+    return SpecError([Finding(where, 0, 0, "", message, hint)])  # an argument or a whole file: no line
 
 
 def parse_grid(text: str, option: str, limit: int = MAX_POINTS):
@@ -110,7 +110,7 @@ def load_catalog(kind: str, names: list[str] | None, root: Path | None, warn) ->
     for name in names:
         path, message, hint = resolve_ref(name, kind, base, base)
         if path is None:
-            findings.append(Finding(f"--{'models' if kind == 'model' else 'hardware'}", 1, 1, "", message, hint))
+            findings.append(Finding(f"--{'models' if kind == 'model' else 'hardware'}", 0, 0, "", message, hint))
             continue
         try:
             out.append(loader(path))

@@ -189,7 +189,7 @@ def _relocate(doc: Document, findings: list[Finding], checked: bool = False) -> 
             said = ", ".join(f"--set {t}" for t in given[:2]) + (f" and {len(given) - 2} more" if len(given) > 2 else "")
             hint = (f"{hint}; " if hint else "") + f"the file's values as {said} changed them"
             f = Finding(f.file, f.line, f.col, f.path, f.message, hint, f.severity)
-        out.append(Finding("--set " + hit, 1, 1, f.path, f.message, hint, f.severity) if hit else f)
+        out.append(Finding("--set " + hit, 0, 0, f.path, f.message, hint, f.severity) if hit else f)
     return out
 
 

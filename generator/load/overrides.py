@@ -29,16 +29,16 @@ def as_arguments(overrides) -> str:
 def parse_override(text: str) -> tuple[tuple[str, ...], object]:
     """``model.kv_heads=1`` -> (('model', 'kv_heads'), 1); values are read as spec values are, safely."""
     if "=" not in text:
-        raise SpecError([Finding("--set " + text, 1, 1, "", f"'{text}' is not PATH=VALUE",
+        raise SpecError([Finding("--set " + text, 0, 0, "", f"'{text}' is not PATH=VALUE",
                                  "write e.g. --set hardware.memory.bandwidth='4.8 TB/s'")])
     key, _, raw = text.partition("=")
     if key.count(".") >= MAX_DEPTH:
-        raise SpecError([Finding("--set " + text[:80] + ("..." if len(text) > 80 else ""), 1, 1, "",
+        raise SpecError([Finding("--set " + text[:80] + ("..." if len(text) > 80 else ""), 0, 0, "",
                                  f"the path has {key.count('.') + 1:,} levels; specs nest at most {MAX_DEPTH}",
                                  "write a path of the spec, e.g. --set model.kv_heads=1")])
     parts = tuple(p for p in key.strip().split("."))
     if not key.strip() or any(not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", p) for p in parts):
-        raise SpecError([Finding("--set " + text, 1, 1, "", f"'{key}' is not a dotted path of keys",
+        raise SpecError([Finding("--set " + text, 0, 0, "", f"'{key}' is not a dotted path of keys",
                                  "write e.g. --set model.kv_heads=1")])
     ok, value = scalar(raw) if raw.strip() else (True, "")
     if not ok or value is None:
@@ -78,7 +78,7 @@ def _apply_override(doc: Document, path: tuple[str, ...], value, text: str) -> F
     if (path[:2] == ("precision", "weights") and len(path) > 2 and isinstance(node.get("precision"), dict)
             and isinstance(node["precision"].get("weights"), str)):  # (precision not a mapping: the loop below says so)
         if node["precision"]["weights"] == "checkpoint":
-            return Finding("--set " + text, 1, 1, ".".join(path), f"precision.weights in {doc.file} is 'checkpoint', "
+            return Finding("--set " + text, 0, 0, ".".join(path), f"precision.weights in {doc.file} is 'checkpoint', "
                            "the model's formats", "set precision.weights itself, or name the formats per class in "
                            "the spec")
         node["precision"]["weights"] = {"default": node["precision"]["weights"]}  # one format: the default class's
@@ -87,7 +87,7 @@ def _apply_override(doc: Document, path: tuple[str, ...], value, text: str) -> F
             doc.created.setdefault(path[:i + 1], text)
         node = node.setdefault(key, {})
         if not isinstance(node, dict):
-            return Finding("--set " + text, 1, 1, ".".join(path),
+            return Finding("--set " + text, 0, 0, ".".join(path),
                            f"'{'.'.join(path[:i + 1])}' in {doc.file} is {show(node)}, not a mapping",
                            f"set '{'.'.join(path[:i + 1])}' itself, or check the path")
     if not isinstance(value, list) and (isinstance(node.get(path[-1]), list) or _wants_list(doc.data.get("kind"), path)):
