@@ -317,3 +317,27 @@ def test_a_sweep_with_nothing_to_evaluate_says_why(capsys):
     assert main(["sweep", "--precision", "fp4", "--hardware", "h100-sxm"]) == 1
     err = capsys.readouterr().err
     assert "no configuration to evaluate: h100-sxm has no dense fp4 peak" in err, err
+
+
+def test_a_spec_named_on_the_command_line_is_read_where_it_is(tmp_path, capsys, monkeypatch):
+    """``sweep --models /elsewhere/mine.yaml`` from the project folder refused the path as outside the project (review,
+    stop 81), where ``audit`` and ``plan`` read the files they are given: the fence is for paths inside specs. A name
+    that is no file is still said so."""
+    import shutil
+
+    own = tmp_path / "mine" / "my-8b.yaml"
+    own.parent.mkdir()
+    shutil.copy(ROOT / "specs" / "models" / "llama-3.1-8b.yaml", own)
+    monkeypatch.chdir(ROOT)
+    argv = ["sweep", "--hardware", "h100-sxm", "--precision", "bf16", "--batch", "1", "--context", "1k",
+            "--format", "csv", "-o", str(tmp_path / "out")]
+    assert cli_main([*argv, "--models", str(own)]) == 0
+    assert "llama-3.1-8b,h100-sxm,bf16,1,1024," in (tmp_path / "out" / "sweep.csv").read_text()
+    capsys.readouterr()
+    assert cli_main([*argv, "--models", str(tmp_path / "none.yaml")]) == 1
+    assert "--models: no model spec at" in capsys.readouterr().err
+    # plan reads the model and the GPU it is given the same way (catalog.resolve_argument)
+    gpu = tmp_path / "mine" / "my-gpu.yaml"
+    shutil.copy(ROOT / "specs" / "hardware" / "h100-sxm.yaml", gpu)
+    assert cli_main(["plan", str(own), "--hardware", str(gpu), "--gpus", "1", "--format", "csv"]) == 0
+    assert "points outside" not in capsys.readouterr().err

@@ -166,10 +166,10 @@ def _spec_inputs(spec) -> dict:
 def _load(kind: str, ref: str, option: str, where: str | None = None):
     """The catalog's or a file's ``kind`` named ``ref`` by ``option``; an error named ``where`` (default: the option and
     the name; ``--speculative 3,0.8,nope`` names its whole value once, not "3,0.8,nope nope")."""
-    from genreport.load.loader import load_hardware, load_model, resolve_ref
+    from genreport.load.catalog import resolve_argument
+    from genreport.load.loader import load_hardware, load_model
 
-    base = Path.cwd()
-    path, message, hint = resolve_ref(ref, kind, base, base)
+    path, message, hint = resolve_argument(ref, kind, Path.cwd())  # typed on the command line: read where it is
     if path is None:
         raise _err(where or f"{option} {ref}", message, hint)
     return (load_model if kind == "model" else load_hardware)(path)

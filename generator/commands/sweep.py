@@ -100,7 +100,8 @@ def _names(text: str | None) -> list[str] | None:
 
 def load_catalog(kind: str, names: list[str] | None, root: Path | None, warn) -> list:
     """Load the named specs (errors are fatal) or the whole catalog (a broken file is skipped, with a warning)."""
-    from genreport.load.loader import catalog_names, load_hardware, load_model, resolve_ref
+    from genreport.load.catalog import resolve_argument
+    from genreport.load.loader import catalog_names, load_hardware, load_model
 
     loader = load_model if kind == "model" else load_hardware
     explicit = names is not None
@@ -108,7 +109,7 @@ def load_catalog(kind: str, names: list[str] | None, root: Path | None, warn) ->
     base = root or Path.cwd()
     out, findings = [], []
     for name in names:
-        path, message, hint = resolve_ref(name, kind, base, base)
+        path, message, hint = resolve_argument(name, kind, base)  # typed on the command line: read where it is
         if path is None:
             findings.append(Finding(f"--{'models' if kind == 'model' else 'hardware'}", 0, 0, "", message, hint))
             continue

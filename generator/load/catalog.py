@@ -77,6 +77,14 @@ def resolve_ref(ref: str, kind: str, base: Path, root: Path) -> tuple[Path | Non
     return None, f"no {kind} named '{ref}'", hint
 
 
+def resolve_argument(ref: str, kind: str, base: Path) -> tuple[Path | None, str, str]:
+    """:func:`resolve_ref` of a name or path typed on the command line (``plan --hardware``, ``sweep --models``): a
+    path is the user's own and is read where it is, as ``audit`` reads its claims file; the project-folder fence is for
+    the paths a spec names, which may come from anyone.  A catalog name resolves as in a spec."""
+    looks_like_path = "/" in ref or "\\" in ref or ref.endswith((".yaml", ".yml"))
+    return resolve_ref(ref, kind, base, (base / ref).parent if looks_like_path and "\0" not in ref else base)
+
+
 def _sub(kind: str) -> str:
     return {"hardware": "hardware", "model": "models"}[kind]
 
