@@ -70,6 +70,7 @@ n_St = sym("n_St")
 n_PW, n_PK = sym("n_PW"), sym("n_PK")  # the pipeline splits of the memory held (genreport.model.stages)
 n_PT = sym("n_PT")  # the pipeline split of the training state (the stage that holds the most parameters)
 s_st = sym("s_st")  # 1 with pipeline stages (the output head the last stage's), 0 on one
+kappa_B, kappa_L = sym("kappa_B"), sym("kappa_L")  # each stage's attention over mean layers' (global layers unevenly)
 W_TP, a_TP, W_PP, a_PP, W_EP, a_EP, W_DP, a_DP = (
     sym(x) for x in ("W_TP", "alpha_TP", "W_PP", "alpha_PP", "W_EP", "alpha_EP", "W_DP", "alpha_DP"))
 W_c, tau_c, W_s, tau_s, s_TP, W_cTP, W_sTP, W_cPP, W_cEP, W_cDP, u_x = (
@@ -485,17 +486,39 @@ def microbatches():
     return sp.Min(n_St, B)
 
 
+def at_stage(expr, kappa, names=("c", "d_h")):
+    """``expr`` (a ledger of mean layers) on a stage whose layers' attention is ``kappa`` times theirs: the KV bytes
+    per token c and the attention's d_h (``names``; a prompt's KV writes stay every position's, so a prefill scales
+    d_h alone) times kappa.  Gemma 3 1B at pp 4: stages of 6, 7, 7 and 6 layers with one global layer each, where 7
+    mean layers hold 7 x 4/26 = 1.08."""
+    return expr.xreplace({sym(n): kappa * sym(n) for n in names})
+
+
+def busiest_stage(ledger, names=("c", "d_h")):
+    """``ledger`` (a function of no arguments giving mean layers' ledger) on a GPU of the busiest stage: at its own
+    layers' attention (:func:`at_stage` at kappa_B), as the round's X takes it (:func:`pipelined`)."""
+    def staged():
+        return at_stage(ledger(), kappa_B, names)
+    staged.__name__, staged.__doc__ = ledger.__name__, ledger.__doc__
+    return staged
+
+
 def pipelined(busy, busy_last):
-    """A round of the pipeline from the per-round ledgers of its GPUs [s]: max(X, X_L, ((n_PP - r) X + X_L) / m).
+    """A round of the pipeline from the per-round ledgers of its GPUs [s]: max(X, X_L, ((n_PP - r) X + X_L) / m),
+    X and X_L each at its own stage's attention (kappa_B, kappa_L: :func:`at_stage`), the walk at mean layers'.
 
     Every GPU must do its round's work: X on a GPU of the busiest stage before the last (its ceil(L/pp) layers, no
     head), X_L on the last stage's (r of those layers, the output head, nothing to send on: :func:`at_last_stage`);
     and each micro-batch walks the stages in turn, X/m per stage and X_L/m at the last: with fewer micro-batches
     than stages (m < n_PP) the walk is longer than the work, the bubble of Narayanan et al. SC'21 section 2.2.  The
     stages before the last hold L - floor(L/pp) layers, n_PP - r busiest stages' worth (r = :func:`last_stage_share`),
-    at most the real walk, so the bound stays a bound.  Equals X on one stage (X_L = X there).
+    at most the real walk, so the bound stays a bound.  Where the global (whole-context) layers fall unevenly on the
+    stages, X takes the attention of the busiest stage's own layers and X_L the last stage's (kappa_B, kappa_L), and
+    the walk, every layer once, the model's mean: each term is then a real stage's, or the real walk (genreport.model.
+    stages.stage_shares).  Equals X on one stage (X_L = X there, kappa_B = kappa_L = 1).
     """
-    return sp.Max(busy, busy_last, ((n_PP - last_stage_share()) * busy + busy_last) / microbatches())
+    return sp.Max(at_stage(busy, kappa_B), at_stage(busy_last, kappa_L),
+                  ((n_PP - last_stage_share()) * busy + busy_last) / microbatches())
 
 
 def at_last_stage(busy, head):
@@ -972,9 +995,12 @@ def prefill_time_bound():
     stage's) and then does its own ledger.  With uneven stages the last may be the smallest (r of the busiest's
     layers), the others then holding n_PP - r busiest stages' worth: the least the walk and the last stage can be.
     A prompt passed whole, stage after stage, takes (n_PP - 1) X + X_L, the serial estimate's order
-    (:func:`prefill_time_serial`); the bound is at most that.  On one GPU: max(F/P, Q/W).
+    (:func:`prefill_time_serial`); the bound is at most that.  X and X_L each take their stage's own attention
+    (:func:`at_stage`: kappa_B, kappa_L on d_h).  On one GPU: max(F/P, Q/W).
     """
     busiest, last = _prefill_stage_times()
+    # each stage's own attention (kappa_B, kappa_L: at_stage), its KV writes every position's
+    busiest, last = at_stage(busiest, kappa_B, ("d_h",)), at_stage(last, kappa_L, ("d_h",))
     return sp.Max(busiest, last, (n_PP - last_stage_share()) * prefill_stage_walk_time() + last)
 
 

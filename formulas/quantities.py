@@ -386,19 +386,19 @@ PARALLEL_DEFS: tuple[QuantityDef, ...] = (
                 r"\tilde{t}_{x}(B, S)", ("batch", "context"), parallel.decode_time_comm_estimate,
                 f"{parallel.MEGATRON}; {parallel.NCCL_TUNING}; an estimate, not a bound"),
     QuantityDef("decode_time_memory_busiest", "HBM ledger of a decode round, the busiest expert GPU", "s",
-                r"\tilde{t}_{\mathrm{mem},g}(B, S)", ("batch", "context"), parallel.decode_time_memory_busiest,
+                r"\tilde{t}_{\mathrm{mem},g}(B, S)", ("batch", "context"), parallel.busiest_stage(parallel.decode_time_memory_busiest),
                 f"{parallel.GSHARD}; expected maximum under uniform routing; weight-only GEMMs at e_w of the "
                 f"bandwidth; the weights at the measured small-GEMM share e_g: {parallel.SMALL_GEMM}; an estimate, "
                 "not a bound",
                 extras={"as_built": True}),
     QuantityDef("decode_time_compute_gpu", "compute ledger of a decode round, one GPU", "s",
-                r"t_{\mathrm{comp},g}(B, S)", ("batch", "context"), parallel.decode_time_compute_gpu, f"{SEED_003}, figure 1"),
+                r"t_{\mathrm{comp},g}(B, S)", ("batch", "context"), parallel.busiest_stage(parallel.decode_time_compute_gpu), f"{SEED_003}, figure 1"),
     QuantityDef("decode_time_compute_serial", "compute of a decode round as the engine runs it, one GPU", "s",
-                r"\tilde{t}_{\mathrm{comp},g}(B, S)", ("batch", "context"), parallel.decode_time_compute_serial,
+                r"\tilde{t}_{\mathrm{comp},g}(B, S)", ("batch", "context"), parallel.busiest_stage(parallel.decode_time_compute_serial),
                 f"{SEED_003}, figure 1; matmuls at e_m of the peak as measured: {parallel.MAMF}; an estimate, "
                 "not a bound", extras={"as_built": True}),
     QuantityDef("decode_time_memory_gpu", "HBM ledger of a decode round, one GPU", "s",
-                r"t_{\mathrm{mem},g}(B, S)", ("batch", "context"), parallel.decode_time_memory_gpu, f"{SEED_003}, figure 1"),
+                r"t_{\mathrm{mem},g}(B, S)", ("batch", "context"), parallel.busiest_stage(parallel.decode_time_memory_gpu), f"{SEED_003}, figure 1"),
     QuantityDef("decode_time_bound", "strict lower bound of a decode round (ledgers overlapped)", "s",
                 r"t_{\mathrm{bound}}(B, S)", ("batch", "context"), parallel.decode_time_bound,
                 f"{SEED_003}, figure 1, with the interconnect ledger; {parallel.MEGATRON_PP}"),
@@ -414,10 +414,10 @@ PARALLEL_DEFS: tuple[QuantityDef, ...] = (
     QuantityDef("prefill_time_comm", "interconnect ledger of a prefill, one GPU", "s", r"t_{x,\mathrm{pre}}(T)", ("tokens",),
                 parallel.prefill_time_comm, f"{parallel.MEGATRON}; {parallel.NCCL_PERF}"),
     QuantityDef("prefill_time_compute_gpu", "compute ledger of a prefill, one GPU", "s", r"t_{\mathrm{comp},g,\mathrm{pre}}(T)",
-                ("tokens",), parallel.prefill_time_compute_gpu, f"{SEED_003}, section 2, per GPU; the routed experts' "
+                ("tokens",), parallel.busiest_stage(parallel.prefill_time_compute_gpu, ("d_h",)), f"{SEED_003}, section 2, per GPU; the routed experts' "
                 f"FLOPs on the GPUs that hold them ({parallel.GSHARD})", extras={"as_built": True}),
     QuantityDef("prefill_time_compute_serial", "compute of a prefill as the engine runs it, one GPU", "s",
-                r"\tilde{t}_{\mathrm{comp},g,\mathrm{pre}}(T)", ("tokens",), parallel.prefill_time_compute_serial,
+                r"\tilde{t}_{\mathrm{comp},g,\mathrm{pre}}(T)", ("tokens",), parallel.busiest_stage(parallel.prefill_time_compute_serial, ("d_h",)),
                 f"{SEED_003}, section 2, per GPU; matmuls at e_m of the peak as measured: {parallel.MAMF}; an "
                 "estimate, not a bound", extras={"as_built": True}),
     QuantityDef("prefill_time_memory_gpu", "HBM ledger of a prefill, one GPU", "s", r"t_{\mathrm{mem},g,\mathrm{pre}}(T)",

@@ -273,7 +273,7 @@ def test_the_serial_estimate_runs_attention_at_its_own_peak(tmp_path):
     assert values["P_a"] == 2.5e15 and values["P"] == pytest.approx(6.103e15, rel=1e-3)
     q = load()["prefill_time_compute_serial"]
     v = {"L": 36.0, "H_q": 64.0, "d_h": 64.0, "N_p": 4.6e9, "V": 201088.0, "d": 2880.0, "T": 8192.0, "P": 6.1e15,
-         "P_a": 2.5e15, "e_m": 0.8, "n_TP": 4.0, "n_PP": 1.0, "n_St": 1.0, "s_st": 0.0, "n_EP": 4.0, "N_x": 1.1e11, "E_x": 128.0,
+         "P_a": 2.5e15, "e_m": 0.8, "n_TP": 4.0, "n_PP": 1.0, "n_St": 1.0, "s_st": 0.0, "kappa_B": 1.0, "n_EP": 4.0, "N_x": 1.1e11, "E_x": 128.0,
          "k_e": 4.0, "m_P": 1.0}
     f_w, f_a = 2 * 4.6e9 * 8192 + 2 * 201088 * 2880, 2 * 36 * 64 * 64 * 8192**2
     assert float(q(v)) == pytest.approx((f_w / 6.1e15 + f_a / 2.5e15) / (4 * 0.8), rel=1e-12)

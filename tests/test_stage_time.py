@@ -52,27 +52,44 @@ def _exact_stage_bytes(r, batch, context):
 
 
 @pytest.mark.parametrize("model,pp", CASES)
-def test_no_hbm_ledger_claims_more_than_a_stage_reads(tmp_path, model, pp):
+def test_each_hbm_ledger_is_a_real_stages_and_the_walk_the_real_one(tmp_path, model, pp):
     r = evaluate(_spec(tmp_path, model, pp, contexts="4k, 32k, 128k"))
     m, q, W = r.spec.model, load(), r.spec.hardware.bandwidth
     sizes = stages.stage_layers(m.layers, pp)
-    ceil_stages = [i for i, n in enumerate(sizes) if n == max(sizes)]
+    ceil_stages = [i for i, n in enumerate(sizes[:-1]) if n == max(sizes)]  # before the last, which has the head
     n_pp = m.layers / max(sizes)
     r_last = sizes[-1] * n_pp / m.layers
     for batch in BATCHES:
         for context in CONTEXTS:
             v = point_values(r.spec, "exact", "decode_time_memory_gpu", batch, context)
-            x = float(q["decode_time_memory_gpu"](v)) * W
             real = _exact_stage_bytes(r, batch, context)
             micro = min(pp, batch)
-            # X_L = r X + h: the last stage's ledger from the busiest's (formulas.parallel.decode_time_memory_last)
-            x_last = r_last * x + micro * m.vocab_size * m.hidden_size * 2.0
+            head = micro * m.vocab_size * m.hidden_size * 2.0
+            norm = micro * m.hidden_size * 2.0  # the final norm: a mean layer carries its share, the last stage all
+            at = lambda k, v=v: float(q["decode_time_memory_gpu"](dict(v, kappa_B=k))) * W  # noqa: E731
+            x = at(v["kappa_B"])  # a GPU of the busiest stage: its own layers (the ledger the report shows)
+            # X_L = r X + h at the last stage's own layers (formulas.parallel.at_last_stage, at_stage)
+            x_last = r_last * at(v["kappa_L"]) + head
+            walk = ((n_pp - r_last) * at(1.0) + r_last * at(1.0) + head) / micro  # every layer once, the mean's
             where = f"{model} pp {pp} at B {batch:g}, S {context:g}"
-            assert x <= real.max() * (1 + TOL), where  # the round lasts at least its busiest stage's ledger
-            # and, the final norm's d weights aside, no more than a stage of ceil(L/pp) layers reads
-            assert x <= max(real[i] for i in ceil_stages) + micro * m.hidden_size * 2.0, where
-            assert x_last <= real[-1] * (1 + TOL), where
-            assert ((n_pp - r_last) * x + x_last) / micro <= real.sum() / micro * (1 + TOL), where
+            busiest = max(real[i] for i in ceil_stages)
+            assert busiest <= x <= busiest + norm, where  # exactly the busiest stage's (the norm's share aside)
+            assert real[-1] - norm <= x_last <= real[-1] * (1 + TOL), where  # the last stage's
+            assert walk == pytest.approx(real.sum() / micro, rel=1e-9), where  # the walk through every stage
+
+
+def test_more_stages_never_speed_up_one_sequence(tmp_path):
+    """A sequence alone walks every stage: at batch 1 a pipeline's round is at least one tensor-parallel group's (a
+    review, stop 82: the walk at the lightest stage's share of global layers made Gemma 3 1B at tp 4 x pp 13 faster
+    per user than tp 4 alone, and plan and the frontier ranked the pipelines first)."""
+    ones = {pp: evaluate(_spec(tmp_path, "gemma-3-1b", pp, contexts="512, 32k")).parallel.decode["seed"]
+            for pp in (1, 4, 9, 13)}
+    for pp in (4, 9, 13):
+        for j in range(2):
+            assert ones[pp]["decode_time_bound"][0, j] >= ones[1]["decode_time_bound"][0, j] * (1 - 1e-12), (pp, j)
+    # and a longer context costs the pipeline more, as it costs the one group (stages without a global layer
+    # left the bound flat in the context)
+    assert ones[9]["decode_time_bound"][0, 1] > ones[9]["decode_time_bound"][0, 0]
 
 
 def test_gemma3_1b_at_pp4_takes_the_stage_of_seven_layers_with_one_global():

@@ -201,7 +201,11 @@ def derive_text(qid: str, args, accounting: str | None) -> str:
     forms = crossings = None
     plain = target is None and value is None and not input_overrides and not args.pretty
     if qid in NAMED and plain:
-        shown, forms = _term_lines(qid, qsym, variant)
+        # each stage's own attention named apart only where the spec's stages hold global layers unevenly
+        from genreport.model.stages import stage_shares
+
+        staged = bool(nums and nums.spec.parallelism and stage_shares(nums.spec.model, nums.spec.parallelism.pp))
+        shown, forms = _term_lines(qid, qsym, variant, staged)
         import sympy as sp
 
         expr = sp.Tuple(*(e for _, _, e in forms))  # its free symbols: the inputs the header lists
@@ -801,11 +805,16 @@ def _bounded_note(model, env_obj, values: dict) -> str:
              f"{f:.4g}{_c_words(model, env_obj, values, n)}" if at_context else
              f"a prompt of T = {n:,.0f} tokens attends {f:.4g} of the causal attention of full layers, so d_h = "
              f"{own:g} x {f:.4g}")
-    share = stages.share_fraction(model, env_obj.cut.pp)
-    if share is not None:  # the time on the stages: a mean layer at the stages' share of global layers
-        where += (f"; on the layout's {env_obj.cut.pp} stages a layer is global {share.numerator} in "
-                  f"{share.denominator}, not {model.layers - n_local - n_chunk} in {model.layers} (the fewest of the "
-                  "busiest stage's, the last stage's and the model's: stages.time_share)")
+    shares = stages.stage_shares(model, env_obj.cut.pp)
+    if shares is not None and "kappa_B" in values:  # a layout formula: each stage's own attention
+        where += (f"; on the layout's {env_obj.cut.pp} stages kappa_B and kappa_L take the busiest stage's global "
+                  f"layers, {stages.share_words(shares[0])}, and the last stage's, {stages.share_words(shares[1])}, "
+                  f"where the mean layers' d_h and c are the model's {model.layers - n_local - n_chunk} in "
+                  f"{model.layers} (stages.stage_shares)")
+    elif shares is not None and env_obj.share is not None:  # one GPU of the busiest stage: its own global layers
+        where += (f"; one GPU of the busiest of the layout's {env_obj.cut.pp} stages, its layers global "
+                  f"{stages.share_words(shares[0])}, not the model's {model.layers - n_local - n_chunk} in "
+                  f"{model.layers} (stages.stage_shares)")
     return f"{model.layers} layers: {', '.join(kinds)}; {where}"
 
 
@@ -823,10 +832,10 @@ def _c_words(model, env_obj, values: dict, context: float) -> str:
     # one GPU's slice, or the whole model's where a layout formula divides it itself
     scales = (1.0,) if cut.trivial else (1.0 / (cut.split * cut.s_kv), 1.0)
     read = float(np.ravel(arch.kv_bytes_per_token_at(model, b_kv, context))[0])
-    # a step's time on a layout's stages reads at their share of global layers (stages.time_share)
-    read = float(stages.at_share(model, stages.time_share(model, cut.pp), read, arch.kv_bytes_per_token(model, b_kv)))
+    # one GPU of the busiest stage reads its own global layers' (stages.time_share; a layout formula's c: the mean's)
+    read_b = float(stages.at_share(model, stages.time_share(model, cut.pp), read, arch.kv_bytes_per_token(model, b_kv)))
     held = float(np.ravel(arch.kv_cache_bytes_per_token_at(model, b_kv, context))[0])
-    if any(abs(c - read * k) <= 1e-9 * read * k for k in scales):
+    if any(abs(c - x * k) <= 1e-9 * x * k for k in scales for x in (read, read_b)):
         return ", and c is the cache of the positions read"
     if any(abs(c - held * k) <= 1e-9 * held * k for k in scales):
         return ", and c is the cache a sequence holds (a chunked layer's whole chunk, min(S, chunk))"
@@ -937,8 +946,7 @@ def serving_values(spec, values: dict, mixed: bool = False, env=None) -> dict[st
         from genreport.model.env import prefill_head_dim
 
         d_h = float(np.ravel(env.values["d_h"])[0])
-        out["d_hp"] = float(prefill_head_dim(spec.model, d_h, float(sv.prompt) * (1 - sv.prefix_hit),
-                                             env.share))  # the layout's stages' share of global layers
+        out["d_hp"] = float(prefill_head_dim(spec.model, d_h, float(sv.prompt) * (1 - sv.prefix_hit)))
     from genreport.model.serving import last_context
     from genreport.model.techniques import draft_memory
 
@@ -1134,7 +1142,7 @@ _PART_UNITS = {"C_r": "FLOP", "F_1": "FLOP", "F_p": "FLOP", "E": "token"}
 _SHORT = {"LL": "LL", "LL128": "LL128", "Simple": "S"}  # the protocols' names in the parts' symbols (p_S, c_S)
 
 
-def _terms(qid: str):
+def _terms(qid: str, staged: bool = True):
     """(the whole in the parts' symbols, [(symbol, what it is, closed form)]) of ``qid`` (one of NAMED), before any
     variant's substitutions; the whole equals :func:`genreport.formulas.parallel.decode_time_serial` (or the request's)
     with each part's closed form put back."""
@@ -1160,14 +1168,32 @@ def _terms(qid: str):
          2 * p.head_parameters() * p.B / (p.n_TP * p.P * p.e_m)),
         ("h_mem", f"the output head's weights streamed by a last-stage GPU, {each}with stages",
          p.microbatches() * p.head_parameters() * p.b / (p.n_TP * p.W * p.e_w * p.e_g)),
+        # each stage's own attention (formulas.parallel.at_stage: 1 where the stages hold the model's mix of layers)
+        ("t_comp_B", f"t_comp on the busiest stage's own layers (c and d_h times kappa_B), {each}one GPU",
+         p.at_stage(p.decode_time_compute_serial(), p.kappa_B)),
+        ("t_mem_B", f"t_mem on the busiest stage's own layers, {each}one GPU",
+         p.at_stage(p.decode_time_memory_busiest(), p.kappa_B)),
+        ("t_comp_L", f"t_comp on the last stage's own layers (kappa_L), {each}one GPU",
+         p.at_stage(p.decode_time_compute_serial(), p.kappa_L)),
+        ("t_mem_L", f"t_mem on the last stage's own layers, {each}one GPU",
+         p.at_stage(p.decode_time_memory_busiest(), p.kappa_L)),
     ]
     named = [(sp.Symbol(name, positive=True), what, over(expr)) for name, what, expr in parts]
-    t_comp, t_mem, t_o, x_tp, x_ep, x_pp, x_back, h_comp, h_mem = (s for s, _, _ in named)
-    w = sp.Max(t_comp, t_mem) + t_o
-    # the last stage (formulas.parallel.at_last_stage): r of the busiest stage's layers and the output head
-    last = (sp.Max(p.at_last_stage(t_comp, h_comp), p.at_last_stage(t_mem, h_mem)) + p.at_last_stage(t_o, 0)
-            + p.at_last_stage(x_tp + x_ep, 0) + x_back)
-    whole = p.pipelined(w + x_tp + x_ep + x_pp, last)
+    t_comp, t_mem, t_o, x_tp, x_ep, x_pp, x_back, h_comp, h_mem, t_comp_b, t_mem_b, t_comp_l, t_mem_l = (
+        s for s, _, _ in named)
+
+    def last(comp, mem):  # the last stage (formulas.parallel.at_last_stage): r of the busiest's layers, the head
+        return (sp.Max(p.at_last_stage(comp, h_comp), p.at_last_stage(mem, h_mem)) + p.at_last_stage(t_o, 0)
+                + p.at_last_stage(x_tp + x_ep, 0) + x_back)
+
+    # formulas.parallel.pipelined: X and X_L at their stages' own attention, the walk at the mean layers'
+    sends = x_tp + x_ep + x_pp
+    whole = sp.Max(sp.Max(t_comp_b, t_mem_b) + t_o + sends, last(t_comp_l, t_mem_l),
+                   ((p.n_PP - p.last_stage_share()) * (sp.Max(t_comp, t_mem) + t_o + sends) + last(t_comp, t_mem))
+                   / p.microbatches())
+    if not staged:  # every stage holds the model's mix of layers (kappa = 1): the stages' parts are the mean's
+        whole = whole.xreplace({t_comp_b: t_comp, t_mem_b: t_mem, t_comp_l: t_comp, t_mem_l: t_mem})
+        named = named[:-4]
     return whole, named[:3] + _ring_parts(named[3]) + named[4:]
 
 
@@ -1225,13 +1251,13 @@ def _ring_parts(x_tp: tuple) -> list:
     return out
 
 
-def _term_lines(qid: str, qsym, variant: str) -> tuple[list[str], list]:
+def _term_lines(qid: str, qsym, variant: str, staged: bool = False) -> tuple[list[str], list]:
     """The printed lines (the whole in named parts, then each part's closed form) and the parts [(symbol, what,
     closed form)] under ``variant`` (their free symbols are the inputs the header lists; :func:`_term_values` prints them
     at a spec's inputs)."""
     from genreport.formulas import solve as so
 
-    whole, named = _terms(qid)
+    whole, named = _terms(qid, staged)
     built = qid in ("compute_batch", "compute_batch_speculative")  # printed as written, as the report prints them
     forms = [(s, what, so.apply_variant(e, variant, not built)) for s, what, e in named]
     out = [f"  {so.expr_text(qsym)} = {so.expr_text(whole, built)}", "  where"]

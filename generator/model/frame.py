@@ -113,15 +113,16 @@ def frame(r) -> Frame:
 
 
 def _share(model, pp: int) -> dict:
-    """The share of global layers the time formulas give a stage's layers where it is not the model's own (the
-    stages.time_share fraction, and the model's), else {}."""
-    f = stages.share_fraction(model, pp)
-    if f is None:
+    """Where the global layers fall unevenly on the stages: the busiest and the last stage's share of them, which the
+    round's two stage ledgers take (stages.stage_shares: kappa_B, kappa_L), in words, and the global layers a stage of
+    mean layers would hold; else {}."""
+    shares = stages.stage_shares(model, pp)
+    if shares is None:
         return {}
     g = arch.global_layers(model)
     sizes = stages.stage_layers(model.layers, pp)
-    # the global layers a stage of mean layers would hold: the busiest stage's, and the last's
-    return {"global": f.numerator, "of": f.denominator, "model_global": g, "layers": model.layers,
+    return {"busiest": stages.share_words(shares[0]), "last": stages.share_words(shares[1]),
+            "model": f"{g} in {model.layers}",
             "busiest_mean": max(sizes) * g / model.layers, "last_mean": sizes[-1] * g / model.layers}
 
 

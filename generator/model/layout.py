@@ -42,7 +42,7 @@ from genreport.model.env import (
     weight_bytes_of,
     weight_efficiency,
 )
-from genreport.model.stages import at_share, stage_layers
+from genreport.model.stages import kappas, stage_layers
 from genreport.model.values import NO_FIT, Entry, physical
 
 
@@ -281,6 +281,8 @@ def layout_values(base: dict[str, float], model: Model, par: Parallelism, links:
         v.update(stages.stage_values(hw, model, precision, par))
     v.update({"n_TP": float(par.tp), "n_PP": pipeline_split(model.layers, par.pp), "n_St": float(par.pp),
               "s_st": 1.0 if par.pp > 1 else 0.0,  # the output head is the last stage's (parallel.at_last_stage)
+              # each stage's attention over mean layers' (parallel.at_stage): at_batch and at_prompt give a point's
+              "kappa_B": 1.0, "kappa_L": 1.0,
               "n_EP": float(par.ep), "n_DP": float(par.dp),
               "N_x": float(pc.experts_routed) * _declared_per_routed(v, pc, accounting), "L_x": float(pc.moe_layers),
               "k_e": float(model.moe.active_experts) if model.moe else 0.0,
@@ -402,27 +404,20 @@ def _declared_per_routed(values: dict, pc: arch.ParameterCount, accounting: str)
     return (values["N"] - values["N_a"]) / spare if spare else 0.0
 
 
-# The key :func:`at_batch` marks values with once their c and d_h are at the stages' share of global layers (no
-# formula's symbol: the compiled formulas read their own arguments only).
-STAGED = "staged_share"
-
-
 def at_batch(values: dict, env: Env, batch, busiest: bool = True, per_sequence: float = 1.0) -> dict:
     """The layout formulas' values at batch B: for MoE, the whole model's N and N_x that one micro-batch
     (B / min(pp, B) sequences, ``per_sequence`` tokens each: a verify round's n_v) reads, as ``Env.read`` counts them
     for ``env``'s layout (an expert group wider than a replica reads the experts of all its replicas' tokens).  A
     sequence's tokens are not split between micro-batches: its n_v verify tokens go through the stages together.
     ``busiest=False`` leaves u_x at 1: only the estimate's busiest-GPU ledger reads it, and its expected maximum is
-    costly to count at many batches.  With stages, c and d_h (a mean layer's at the point's S) at the share of global
-    layers the stages' time takes (stages.time_share: Gemma 3 1B at pp 4, 1 in 7 where the model's is 4 in 26), once:
-    values that passed here before (a request's mean round, then its verify round) carry STAGED."""
+    costly to count at many batches.  With stages whose global layers fall unevenly, kappa_B and kappa_L: the busiest
+    and the last stage's attention over mean layers' at the point's c (stages.kappas: Gemma 3 1B at pp 4, 1 global
+    layer in 7 and in 6 where the model's is 4 in 26), c and d_h staying the mean layer's for the walk."""
     out = dict(values)
     bt = np.asarray(batch, dtype=float)
     out["B"] = bt
-    if env.share is not None and STAGED not in values:
-        out["c"] = at_share(env.model, env.share, values["c"], env.card["c"])
-        out["d_h"] = at_share(env.model, env.share, values["d_h"], env.card["d_h"])
-        out[STAGED] = env.share
+    if "c" in values:
+        out["kappa_B"], out["kappa_L"] = kappas(env.model, env.cut.pp, values["c"], env.card["c"])
     if env.model.moe is not None:
         micro = per_sequence * bt / np.minimum(float(env.cut.pp), bt)
         out["N"], out["N_x"] = env.read(micro)
@@ -444,7 +439,10 @@ def at_prompt(values: dict, env: Env, tokens, fewest: bool = False, steady: bool
     what rates and prices take; otherwise one prompt alone (m_P = 1: the group's GPUs share its experts), its TTFT."""
     t = np.asarray(tokens, dtype=float)
     m_p = prompt_group(env) if steady else 1.0
-    out = dict(values, T=t, d_h=prefill_head_dim(env.model, values["d_h"], tokens, env.share), m_P=np.float64(m_p))
+    out = dict(values, T=t, d_h=prefill_head_dim(env.model, values["d_h"], tokens), m_P=np.float64(m_p))
+    if arch.bounded_layers(env.model) and env.model.attention.kind != "mla":  # each stage's own attention
+        g = arch.prefill_attended_fraction(env.model, t)
+        out["kappa_B"], out["kappa_L"] = kappas(env.model, env.cut.pp, g, 1.0)
     if env.model.moe is not None:  # the experts the m_P prompts' tokens touch: a prompt alone, its own
         out["N"], out["N_x"] = env.read(np.ones_like(t) if fewest else t, m_p)
         out["b"] = env.read_b(out["N"], out["N_x"])

@@ -29,7 +29,6 @@ from genreport.load.spec import (
 from genreport.model.env import make_env, spec_env
 from genreport.model.layout import (
     BINDS,
-    STAGED,
     _pp_choices,
     at_batch,
     at_prompt,
@@ -1045,7 +1044,7 @@ def spec_values(spec, accounting: str, batch=None) -> dict[str, float]:
                            spec.hardware.kernels, spec.hardware)
     if batch is not None:
         values = at_batch(values, env.with_layout(par), float(batch))
-    return {k: float(np.ravel(v)[0]) for k, v in values.items() if k not in env.values and k not in ("B", STAGED)} | (
+    return {k: float(np.ravel(v)[0]) for k, v in values.items() if k not in env.values and k != "B"} | (
         {"N_x": float(np.ravel(values["N_x"])[0])})
 
 

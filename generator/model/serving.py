@@ -253,14 +253,13 @@ def compute_batch_values(env, par: Parallelism, prompt: int, output: int, tpot: 
     (``derive compute_batch --spec`` takes the same, not one GPU's slice, which the formula's n_TP n_st would count
     twice); with ``speculative`` (k_d, p_a, draft or draft_cost, n_v) also p_a, k_d, n_v and the draft's f_d at the
     mean context (:func:`draft_pass_flops`), ``compute_batch_speculative``'s."""
-    from genreport.model.env import prefill_head_dim, time_share
+    from genreport.model.env import prefill_head_dim
 
     mean = prompt + output / 2.0
     v = {k: float(np.ravel(np.asarray(x, dtype=float))[0]) for k, x in env.at(context=mean).items()}
     v.update(T_in=float(prompt), T_out=float(output), h_p=float(prefix_hit), theta=float(tpot),
              n_TP=float(par.tp), n_St=float(par.pp),
-             d_hp=float(prefill_head_dim(env.model, float(env.values["d_h"]), float(prompt) * (1 - prefix_hit),
-                                         time_share(env.model, par.pp))))
+             d_hp=float(prefill_head_dim(env.model, float(env.values["d_h"]), float(prompt) * (1 - prefix_hit))))
     if speculative is not None:
         k = speculative[0]
         n_v = speculative[3] if len(speculative) > 3 else k + 1

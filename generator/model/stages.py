@@ -76,25 +76,15 @@ def moe_layers(model) -> tuple[bool, ...]:
 
 
 @lru_cache(maxsize=256)
-def time_share(model, pp: int) -> float | None:
-    """f_st [1]: the share of global layers the time formulas give a stage's layers, or None where it is the whole
-    model's own, G / L (one stage; every layer of one kind; every stage's share at least that).
+def stage_shares(model, pp: int) -> tuple[Fraction, Fraction] | None:
+    """(f_B, f_L): the share of global layers among the layers of the busiest stage before the last (the most global
+    of those with ceil(L/pp) layers) and of the last stage, or None where both are the whole model's, G / L (one stage; layers of
+    one kind; global layers that fall evenly).
 
-    The time formulas take the busiest stage as ceil(L/pp) mean layers, and the pipeline's walk and last stage from the
-    same X (formulas.parallel.pipelined, at_last_stage).  Where the global layers fall unevenly on the stages that is
-    no bound: Gemma 3 1B at pp 4 puts one global layer on each stage of (6, 7, 7, 6), and 7 mean layers read 1.077
-    global layers' cache at a long context, more than any stage reads.  The least of three shares keeps each term of
-    the round a bound: the most global stage of ceil(L/pp) layers (X, a stage that holds it), the last stage (X_L = r
-    X + h) and G / L (the walk, every stage in turn): each term is then at most a real stage's, or the real walk.
-    Exact where the busiest stage is the one that binds (Gemma 3 1B at pp 4: 1/7); the walk is then as much below the
-    real one.  A stage's share is linear in a time formula's c and d_h (:func:`at_share`)."""
-    share = share_fraction(model, pp)
-    return None if share is None else float(share)
-
-
-@lru_cache(maxsize=256)
-def share_fraction(model, pp: int) -> Fraction | None:
-    """:func:`time_share` as a fraction of whole layers (1/7), for the words that say it."""
+    The time formulas take a stage as mean layers.  Where the global (whole-context) layers fall unevenly that is no
+    bound: Gemma 3 1B at pp 4 puts one global layer on each stage of (6, 7, 7, 6), and 7 mean layers read 1.08 global
+    layers' cache at a long context, more than any stage reads.  The round's two stage ledgers take these shares
+    (kappa_B, kappa_L: formulas.parallel.at_stage), its walk through every stage the mean."""
     if pp <= 1:
         return None
     kinds = layer_kinds(model)
@@ -103,14 +93,40 @@ def share_fraction(model, pp: int) -> Fraction | None:
         return None
     sizes, parts = stage_layers(model.layers, pp), stage_parts(model, pp)
     own = [Fraction(parts.kinds[i][0], sizes[i]) for i in range(pp)]
-    busiest = max(own[i] for i in range(pp) if sizes[i] == max(sizes))
-    share = min(whole, busiest, own[-1])
-    return None if share == whole else share
+    # the busiest before the last (X leaves the head to the last stage, which holds floor(L/pp) layers, or as many)
+    busiest = max(own[i] for i in range(pp - 1) if sizes[i] == max(sizes))
+    return None if busiest == whole and own[-1] == whole else (busiest, own[-1])
+
+
+def share_words(share: Fraction) -> str:
+    """'1 in 7', 'none in 3' (a stage without a global layer)."""
+    return f"{share.numerator} in {share.denominator}" if share else f"none in {share.denominator}"
+
+
+def time_share(model, pp: int) -> float | None:
+    """f_B of :func:`stage_shares` (a GPU of the busiest stage, the one the single-GPU formulas of a layout take), or
+    None where it is the model's own."""
+    shares = stage_shares(model, pp)
+    return None if shares is None or shares[0] == Fraction(layer_kinds(model).count("global"), model.layers) \
+        else float(shares[0])
+
+
+def kappas(model, pp: int, x, full) -> tuple[object, object]:
+    """(kappa_B, kappa_L) at a point whose mean-layer quantity (c, d_h or their attended fraction) is ``x``, ``full``
+    its value were every layer global: each stage's over the mean, :func:`at_share` / x (1 where x is 0 or full).
+    Linear in the share, so a mean over contexts (a request's rounds) gives the mean's ratio."""
+    shares = stage_shares(model, pp)
+    if shares is None:
+        return 1.0, 1.0
+    x = np.asarray(x, dtype=float)
+    safe = np.where(x > 0, x, 1.0)
+    out = tuple(np.where(x > 0, at_share(model, float(f), x, full) / safe, 1.0) for f in shares)
+    return tuple(np.float64(k) if np.ndim(k) == 0 else k for k in out)
 
 
 def at_share(model, share: float | None, x, full):
     """A quantity of a mean layer's attention (c, d_h, or their fraction) at the share ``share`` of global layers
-    (:func:`time_share`) instead of the model's own f = G / L: x - (f - share) (full - x) / (1 - f), ``full`` its value
+    (a stage's: :func:`stage_shares`) instead of the model's own f = G / L: x - (f - share) (full - x) / (1 - f), ``full`` its value
     were every layer global.  A global layer reads S positions, a windowed or chunked one its own part of S; x is
     linear in the share, so a mean over contexts (a request's rounds) moves the same way.  ``x`` where ``share`` is
     None, and ``full`` itself stays full."""

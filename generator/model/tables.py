@@ -26,6 +26,24 @@ def per_load(env, t, **extra) -> dict:
     return env.at(T=float(t), **extra)
 
 
+def gemm_class(spec, name: str) -> str | None:
+    """The tensor class of one of the default matrices where the weights' formats differ by class (the attention
+    projection's, the FFN matrix's: the routed experts' where every FFN of the model is one expert wide), None for one
+    format or a matrix the spec names."""
+    p, m = spec.precision, spec.model
+    if p.uniform or m is None:
+        return None
+    if name == "attention projection (d x d)":
+        return "attention"
+    if name == "FFN matrix (d x d_ff)":
+        return "experts" if m.moe is not None and m.ffn_size == m.moe.expert_ffn_size else "default"
+    return None
+
+
+# what a class's matrix is called in a sentence
+CLASS_MATRIX = {"attention": "attention projection", "experts": "expert's matrix", "default": "FFN matrix"}
+
+
 def gemm_class_bytes(spec, name: str) -> dict:
     """``{"b": ...}`` for one of the default matrices where the weights' formats differ by tensor class: the
     attention projection at the attention class's bytes, the FFN matrix at the routed experts' where it is an
@@ -33,15 +51,8 @@ def gemm_class_bytes(spec, name: str) -> dict:
     {} (the mean b) for one format, or a matrix the spec names (its class unknown).  gpt-oss-20b at its checkpoint's
     formats once took its bf16 2,880 x 2,880 attention projection at the mean 0.658 B: 661 FLOP/B at 256 tokens
     where the matrix reads 217."""
-    p, m = spec.precision, spec.model
-    if p.uniform or m is None:
-        return {}
-    if name == "attention projection (d x d)":
-        return {"b": float(p.class_bytes("attention"))}
-    if name == "FFN matrix (d x d_ff)":
-        expert = m.moe is not None and m.ffn_size == m.moe.expert_ffn_size
-        return {"b": float(p.class_bytes("experts" if expert else "default"))}
-    return {}
+    cls = gemm_class(spec, name)
+    return {} if cls is None else {"b": float(spec.precision.class_bytes(cls))}
 
 
 def gemms(spec, env, q) -> tuple[dict, ...]:
@@ -55,8 +66,12 @@ def gemms(spec, env, q) -> tuple[dict, ...]:
         # a matrix of an earlier one's shape is told apart by its bytes: gpt-oss's 2,880 x 2,880 FFN (mxfp4) showed
         # its attention projection's numbers (bf16), both keyed (n, m) (a review)
         twin = any((r["n"], r["m"]) == (n, m) and r["b"] != float(e["b"]) for r in rows)
+        klass = gemm_class(spec, name)
         rows.append({
             "name": name, "n": n, "m": m,
+            # per-class formats: the matrix's own format and what it is, for the words beside its numbers
+            "format": spec.precision.format_of(klass) if klass else None,
+            "matrix": CLASS_MATRIX[klass] if klass else None,
             "key": {"n": n, "m": m, **({"b": float(e["b"])} if twin else {})},  # the params its entries are stated at
             "saturation": _clean(q["gemm_saturation"](e)),
             "crossover": physical("gemm_crossover_tokens", q["gemm_crossover_tokens"](e))[0],

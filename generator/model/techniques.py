@@ -113,8 +113,7 @@ def prompt_head_dim(r, tokens: float) -> float:
     (Gemma 3 27B at a 32k prompt: 2 L H_q d_hp T_in^2 with the prefill's g(T), as the layout's prefill counts it)."""
     from genreport.model.env import prefill_head_dim
 
-    lead = r.envs[r.lead]  # on the layout's stages, at their share of global layers (stages.time_share)
-    return float(prefill_head_dim(r.spec.model, float(lead.values["d_h"]), float(tokens), lead.share))
+    return float(prefill_head_dim(r.spec.model, float(r.envs[r.lead].values["d_h"]), float(tokens)))
 
 
 # The quantities of one mixed step at a batch: their chunk C_p is what the budget leaves beside that batch's decode

@@ -99,8 +99,14 @@ def prefill_lines(r: Results) -> list[str]:
         side = "right" if iw >= ridge else "left"
         text = f"{article(t).capitalize()} {t:,}-token prefill has weight-reuse intensity {fmt.num(iw)} FLOP/B, {side} of the ridge {fmt.num(ridge)}"
         if full is not None:
-            text += f"; counting activations, the {g['n']:,}×{g['m']:,} GEMM reads {fmt.num(full)}"
-            if (full >= ridge) != (iw >= ridge):
+            # per-class formats: the matrix's weights are not the mean's bytes (gpt-oss's bf16 attention projection
+            # beside its mxfp4 experts): its own 2T/b is what the activations move it from
+            own = g["weight_reuse_own"][g["tokens"].index(t)] if g["format"] else iw
+            what = f"{g['n']:,}×{g['m']:,} GEMM"
+            if g["format"]:
+                what += f" (an {g['matrix']}, its weights {g['format']}: {fmt.num(own)} FLOP/B without activations)"
+            text += f"; counting activations, the {what} reads {fmt.num(full)}"
+            if (full >= ridge) != (own >= ridge):
                 text += " and falls on the other side"
         if "routed_weight_reuse" in r.facts:
             # one load of a routed expert's weights serves only the tokens routed to it: T k / E in expectation
@@ -301,11 +307,11 @@ def _window_text(r: Results) -> str:
         f = r.facts["window_fraction"]
         text += f", at {s_max:,} it is {fmt.num(f)}, so c is {fmt.num(f)}× its full value and d_h reads {fmt.num(r.facts['window_head_dim'])}"
     par = r.spec.parallelism
-    share = stages.share_fraction(m, par.pp) if par is not None else None
-    if share is not None:  # the time on the layout's stages (stages.time_share; chapter 1 says why)
-        text += (f". On the layout's {par.pp} stages a step's time takes a layer as global {share.numerator} in "
-                 f"{share.denominator}, not {m.layers - n} in {m.layers}: the fewest of the busiest stage's, the last "
-                 "stage's and the model's (chapter 1)")
+    shares = stages.stage_shares(m, par.pp) if par is not None else None
+    if shares is not None:  # the time on the layout's stages (stages.stage_shares; chapter 1 says why)
+        text += (f". On the layout's {par.pp} stages a step's time takes each stage's own global layers: "
+                 f"{stages.share_words(shares[0])} on the busiest, {stages.share_words(shares[1])} on the last, the "
+                 f"model's {m.layers - n} in {m.layers} for the walk through every stage (chapter 1)")
     return text + "."
 
 

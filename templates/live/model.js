@@ -550,13 +550,19 @@ const GR_MODEL = (function () {
    * projection at the attention class's bytes, the FFN matrix at the experts' where it is one expert wide, else the
    * default class's; {} (the mean b) for one format or a matrix the spec names. */
   function gemmClassBytes(inp, t, name) {
+    const cls = gemmClass(inp, name);
+    return cls === null ? {} : {b: formatBytes(formatOf(inp.precision, cls), inp.precision.group_size, t)};
+  }
+
+  /** The tensor class of a default matrix where the formats differ by class (tables.gemm_class), else null. */
+  function gemmClass(inp, name) {
     const p = inp.precision, m = inp.model;
     const forms = ["experts", "attention", "embeddings", "default"].map(c => formatOf(p, c));
-    if (!m || forms.every(f => f === forms[0])) return {};
-    const cls = name === "attention projection (d x d)" ? "attention" : name === "FFN matrix (d x d_ff)"
+    if (!m || forms.every(f => f === forms[0])) return null;
+    return name === "attention projection (d x d)" ? "attention" : name === "FFN matrix (d x d_ff)"
       ? (m.moe && m.ffn_size === m.moe.expert_ffn_size ? "experts" : "default") : null;
-    return cls === null ? {} : {b: formatBytes(formatOf(p, cls), p.group_size, t)};
   }
+  const CLASS_MATRIX = {attention: "attention projection", experts: "expert's matrix", default: "FFN matrix"};
 
   function defaultGemms(inp) {
     if (inp.gemms && inp.gemms.length) return inp.gemms;
@@ -674,11 +680,14 @@ const GR_MODEL = (function () {
     const tokens = sortedUnique([1].concat(w.prefill_prompt, w.training_tokens ? [w.training_tokens] : []));
     const gemm = [];
     defaultGemms(inp).forEach(function (g) {
-      const nm = Object.assign({n: g[1], m: g[2]}, gemmClassBytes(inp, t, g[0]));
+      const own = gemmClassBytes(inp, t, g[0]), cls = gemmClass(inp, g[0]), nm = Object.assign({n: g[1], m: g[2]}, own);
       const e = seed.at(null, null, nm);
       // a matrix of an earlier one's shape is told apart by its bytes (tables.gemms' key)
       const twin = gemm.some(r => r.n === g[1] && r.m === g[2] && r.b !== e.b);
       gemm.push({name: g[0], n: g[1], m: g[2], b: e.b, key: Object.assign({n: g[1], m: g[2]}, twin ? {b: e.b} : {}),
+        format: cls === null ? null : formatOf(inp.precision, cls), matrix: cls === null ? null : CLASS_MATRIX[cls],
+        // 2T/b at the matrix's own bytes (tables.gemms' weight_reuse_own)
+        weight_reuse_own: tokens.map(function (tk) { return call("weight_reuse_intensity", perLoad(seed, tk, own)); }),
         saturation: clean(call("gemm_saturation", e)),
         crossover: physical("gemm_crossover_tokens", call("gemm_crossover_tokens", e))[0], tokens: tokens,
         intensity: tokens.map(function (tk) { return call("gemm_intensity", perLoad(seed, tk, nm)); })});
@@ -1160,5 +1169,5 @@ const GR_MODEL = (function () {
   return {evaluate: evaluate, decision: decision, levers: levers, trainingBound: trainingBound, routedFacts: routedFacts, key: key, physical: physical, call: call, makeEnv: makeEnv,
     readAt: readAt, touchedAt: touchedAt, routedParameters: routedParameters, ONE_CUT: ONE_CUT, weightBytes: weightBytes, meanBytes: meanBytes, formatBytes: formatBytes,
     weightsLabel: weightsLabel, computeLabel: computeLabel, computesApart: computesApart,
-    parameterCount: parameterCount, localLayers: localLayers, roundContext: roundContext, prefillHeadDim: prefillHeadDim, picks: picks, usdPerMtok: usdPerMtok, nextLedger: nextLedger, usable: usable, NO_FIT: NO_FIT};
+    parameterCount: parameterCount, localLayers: localLayers, roundContext: roundContext, prefillHeadDim: prefillHeadDim, prefillAttendedFraction: prefillAttendedFraction, picks: picks, usdPerMtok: usdPerMtok, nextLedger: nextLedger, usable: usable, NO_FIT: NO_FIT};
 })();

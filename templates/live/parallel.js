@@ -162,7 +162,8 @@ const GR_PARALLEL = (() => {
       b_a: (bc === undefined ? 2.0 : bc) >= 4.0 ? 4.0 : 2.0,
       s_kv: m.attention.kind === "mla" ? 1.0 : Math.min(par.tp, m.kv_heads), k_w: split[0], k_g: split[1], k_o: split[2],
       u_x: 1.0, m_P: 1.0, rho_x: m.moe ? (par.redundant_experts || 0) / m.moe.experts : 0.0, n_PW: 1.0, n_PK: 1.0,
-      n_PT: trainingSplit(m, par.pp || 1), s_st: (par.pp || 1) > 1 ? 1.0 : 0.0});
+      n_PT: trainingSplit(m, par.pp || 1), s_st: (par.pp || 1) > 1 ? 1.0 : 0.0,
+      kappa_B: 1.0, kappa_L: 1.0});  // each stage's attention over mean layers' (at_batch, at_prompt give a point's)
     if ((par.pp || 1) > 1) Object.assign(v, stageValues(inp, t, par, null));  // the stage that holds the fewest tokens
     if (env.perClass) {  // b: the mean bytes per weight of the slice one GPU holds
       const keep = 1.0 - (1.0 + v.rho_x) * par.tp / Math.max(par.tp, par.ep);  // held: replicas and all
@@ -224,11 +225,10 @@ const GR_PARALLEL = (() => {
    * layout's env (at_batch). */
   function atBatch(values, env, b, bound, perSeq) {  // bound: u_x 1 (at_batch(busiest=False): only the estimate reads it)
     const out = Object.assign({}, values, {B: b});
-    // the stages' share of global layers, once (layout.at_batch, STAGED)
-    if (env.share !== null && env.share !== undefined && !("staged_share" in values)) {
-      out.c = atShare(env.model, env.share, values.c, env.card.c);
-      out.d_h = atShare(env.model, env.share, values.d_h, env.card.d_h);
-      out.staged_share = env.share;
+    if ("c" in values) {  // each stage's attention over mean layers' at the point's c (layout.at_batch)
+      const k = kappas(env.model, env.cut.pp, values.c, env.card.c);
+      out.kappa_B = k[0];
+      out.kappa_L = k[1];
     }
     if (!env.model.moe) {
       if (env.perClass) out.b = env.readB();
@@ -250,8 +250,14 @@ const GR_PARALLEL = (() => {
   }
 
   function atPrompt(values, env, tk, steady) {
-    const out = Object.assign({}, values, {T: tk, d_h: M.prefillHeadDim(env.model, values.d_h, tk, env.share),
+    const out = Object.assign({}, values, {T: tk, d_h: M.prefillHeadDim(env.model, values.d_h, tk),
       m_P: steady ? promptGroup(env) : 1.0});
+    const a = env.model.attention;
+    if ((a.sliding_window || a.chunk_size) && a.kind !== "mla") {  // each stage's own attention (layout.at_prompt)
+      const k = kappas(env.model, env.cut.pp, M.prefillAttendedFraction(env.model, tk), 1.0);
+      out.kappa_B = k[0];
+      out.kappa_L = k[1];
+    }
     if (!env.model.moe) {
       out.b = env.readB();
       return out;
@@ -333,28 +339,42 @@ const GR_PARALLEL = (() => {
     return Array.from({length: m.layers}, (_, i) => i >= f && (i - f + 1) % k === 0);
   }
 
-  /** f_st: the share of global layers the stages' time takes, or null where it is the model's own G / L
-   * (stages.time_share): the least of the most global stage of ceil(L/pp) layers, the last stage and G / L. */
-  function timeShare(m, pp) {
-    const f = shareFraction(m, pp);
-    return f === null ? null : f[0] / f[1];
-  }
-
-  /** timeShare as [global layers, of layers] (stages.share_fraction), for the words that say it; null as timeShare. */
-  function shareFraction(m, pp) {
+  /** [f_B, f_L] as [global layers, layers] in lowest terms: the busiest stage's (the most global of those with
+   * ceil(L/pp) layers) and the last stage's share of global layers, or null where both are G / L
+   * (stages.stage_shares). */
+  function stageShares(m, pp) {
     if (!(pp > 1)) return null;
     const kinds = layerKinds(m), g = kinds.filter(k => k === 0).length, L = m.layers;
     if (g === 0 || g === L) return null;
     const sizes = stageLayers(L, pp), parts = stageParts(m, pp), top = Math.max.apply(null, sizes);
-    // compared as fractions a / b (cross-multiplied integers), as stages.time_share compares Fractions
-    const less = (x, y) => x[0] * y[1] < y[0] * x[1];
+    const less = (x, y) => x[0] * y[1] < y[0] * x[1], same = (x, y) => x[0] * y[1] === y[0] * x[1];
     let busiest = null;
-    sizes.forEach((n, i) => { if (n === top && (busiest === null || less(busiest, [parts.kinds[i][0], n]))) busiest = [parts.kinds[i][0], n]; });
-    let share = [g, L];
-    [busiest, [parts.kinds[pp - 1][0], sizes[pp - 1]]].forEach(x => { if (less(x, share)) share = x; });
-    if (share[0] === g && share[1] === L) return null;
-    const gcd = (a, b) => b ? gcd(b, a % b) : a, k = gcd(share[0], share[1]);  // in lowest terms, as a Fraction
-    return [share[0] / k, share[1] / k];
+    sizes.forEach((n, i) => {  // the busiest before the last (stages.stage_shares)
+      if (i < pp - 1 && n === top && (busiest === null || less(busiest, [parts.kinds[i][0], n]))) busiest = [parts.kinds[i][0], n];
+    });
+    const last = [parts.kinds[pp - 1][0], sizes[pp - 1]];
+    if (same(busiest, [g, L]) && same(last, [g, L])) return null;
+    const gcd = (a, b) => b ? gcd(b, a % b) : a, low = x => { const k = gcd(x[0], x[1]) || 1; return [x[0] / k, x[1] / k]; };
+    return [low(busiest), low(last)];
+  }
+
+  /** f_B of stageShares (a GPU of the busiest stage) as a number, null where it is G / L (stages.time_share). */
+  function timeShare(m, pp) {
+    const s = stageShares(m, pp);
+    if (s === null) return null;
+    const g = layerKinds(m).filter(k => k === 0).length;
+    return s[0][0] * m.layers === g * s[0][1] ? null : s[0][0] / s[0][1];
+  }
+
+  /** '1 in 7', 'none in 3' (stages.share_words). */
+  function shareWords(x) { return x[0] ? `${x[0]} in ${x[1]}` : `none in ${x[1]}`; }
+
+  /** [kappa_B, kappa_L] at a point whose mean-layer quantity is x (full: every layer global): each stage's
+   * atShare over x, 1 where x is 0 (stages.kappas). */
+  function kappas(m, pp, x, full) {
+    const s = stageShares(m, pp);
+    if (s === null) return [1.0, 1.0];
+    return s.map(f => x > 0 ? atShare(m, f[0] / f[1], x, full) / x : 1.0);
   }
 
   /** A mean layer's c, d_h or their fraction at the stages' share of global layers (stages.at_share): x - (f - share)
@@ -735,5 +755,5 @@ const GR_PARALLEL = (() => {
     roundBound: roundBound, roundLedgers: roundLedgers, prefillBound: prefillBound, promptCapacity: promptCapacity,
     layoutSlice: layoutSlice, sliceValues: sliceValues, oneCard: oneCard, replicaRates: replicaRates,
     busiestRedundant: busiestRedundant, stageValues: stageValues, heldAt: heldAt, stageHead: stageHead,
-    timeShare: timeShare, shareFraction: shareFraction, atShare: atShare};
+    timeShare: timeShare, stageShares: stageShares, shareWords: shareWords, atShare: atShare, kappas: kappas};
 })();

@@ -121,9 +121,12 @@ const GR_PROSE = (function () {
       const side = iw >= ridge ? "right" : "left";
       let text = `${capitalize(article(t))} ${commas(t)}-token prefill has weight-reuse intensity ${F.num(iw)} FLOP/B, `
         + `${side} of the ridge ${F.num(ridge)}`;
-      if (full !== null) {
-        text += `; counting activations, the ${commas(g.n)}×${commas(g.m)} GEMM reads ${F.num(full)}`;
-        if ((full >= ridge) !== (iw >= ridge)) text += " and falls on the other side";
+      if (full !== null) {  // a per-class matrix against its own 2T/b (prose.prefill_lines)
+        const own = g.format ? g.weight_reuse_own[g.tokens.indexOf(t)] : iw;
+        let what = `${commas(g.n)}×${commas(g.m)} GEMM`;
+        if (g.format) what += ` (an ${g.matrix}, its weights ${g.format}: ${F.num(own)} FLOP/B without activations)`;
+        text += `; counting activations, the ${what} reads ${F.num(full)}`;
+        if ((full >= ridge) !== (own >= ridge)) text += " and falls on the other side";
       }
       const moe = inp.model.moe;
       if (moe && moe.active_experts < moe.experts) {  // a routed expert's load serves T k / E tokens in expectation
@@ -271,11 +274,12 @@ const GR_PROSE = (function () {
         + `${F.num(f * res.envs[res.lead].values.d_h)}`;
     }
     const par = inp.parallelism;  // the time on the layout's stages (prose._window_text, stages.time_share)
-    const share = par && typeof GR_PARALLEL !== "undefined" ? GR_PARALLEL.shareFraction(m, par.pp || 1) : null;
-    if (share !== null) {
-      text += `. On the layout's ${par.pp} stages a step's time takes a layer as global ${share[0]} in ${share[1]}, `
-        + `not ${m.layers - n} in ${m.layers}: the fewest of the busiest stage's, the last stage's and the model's `
-        + "(chapter 1)";
+    const shares = par && typeof GR_PARALLEL !== "undefined" ? GR_PARALLEL.stageShares(m, par.pp || 1) : null;
+    if (shares !== null) {
+      const P = GR_PARALLEL;
+      text += `. On the layout's ${par.pp} stages a step's time takes each stage's own global layers: `
+        + `${P.shareWords(shares[0])} on the busiest, ${P.shareWords(shares[1])} on the last, the model's `
+        + `${m.layers - n} in ${m.layers} for the walk through every stage (chapter 1)`;
     }
     return text + ".";
   }

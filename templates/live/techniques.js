@@ -218,7 +218,7 @@ const GR_SERVING = (() => {
       if (sv.output > 1) {
         const vm = Object.assign({}, env.at(1.0, mean), {T_in: sv.prompt, T_out: sv.output, h_p: sv.prefix_hit,
           theta: sv.tpot, n_TP: par.tp, n_St: par.pp || 1,
-          d_hp: M.prefillHeadDim(m, env.values.d_h, sv.prompt * (1 - sv.prefix_hit), lay.share)});
+          d_hp: M.prefillHeadDim(m, env.values.d_h, sv.prompt * (1 - sv.prefix_hit))});
         bP = call("compute_batch", vm);
         bP = Number.isFinite(bP) && bP > 0 ? bP : 0.0;
         if (spc) {
@@ -281,7 +281,7 @@ const GR_SERVING = (() => {
         k_d: sp ? sp.draft_tokens : 1.0, n_v: nV}, mem, {c_h: cH});
       // the prompt tokens' head dim over the uncached prompt (techniques.prompt_head_dim): MLA's prefill form, else
       // the unwindowed d_h times the prefill's attended fraction, not the decode context's window share
-      v.d_hp = M.prefillHeadDim(m, lead.values.d_h, sv.prompt * (1 - sv.prefix_hit), lead.share);
+      v.d_hp = M.prefillHeadDim(m, lead.values.d_h, sv.prompt * (1 - sv.prefix_hit));
       if (s === last && tc !== last) {  // the last context's round is the slowest one's (techniques._inputs)
         const r = lead.at(b, tc);
         Object.assign(v, {S: tc, c: r.c, d_h: r.d_h});

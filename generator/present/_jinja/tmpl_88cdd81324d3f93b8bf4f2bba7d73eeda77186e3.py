@@ -252,17 +252,15 @@ def root(context, missing=missing):
                 yield escape(environment.getattr(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'stage_memory'), 'last_layers'))
                 yield ', '
                 yield escape(t_11(environment.getattr(environment.getattr(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'stage_memory'), 'share'), 'last_mean')))
-                yield '.\nThe times take '
-                yield escape(environment.getattr(environment.getattr(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'stage_memory'), 'share'), 'global'))
-                yield ' global layer'
-                yield escape(('s' if (environment.getattr(environment.getattr(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'stage_memory'), 'share'), 'global') > 1) else cond_expr_undefined("the inline if-expression on line 23 in 'sections/s1_waiting.html.j2' evaluated to false and no else section was defined.")))
-                yield ' in '
-                yield escape(environment.getattr(environment.getattr(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'stage_memory'), 'share'), 'of'))
-                yield " (the fewest of the busiest stage's, the last stage's and the model's "
-                yield escape(environment.getattr(environment.getattr(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'stage_memory'), 'share'), 'model_global'))
-                yield ' in '
-                yield escape(environment.getattr(environment.getattr(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'stage_memory'), 'share'), 'layers'))
-                yield "): the c and d<sub>h</sub> of the formulas at a context are a mean layer's at that share, so each ledger is at most a real stage's and the walk at most the real one, and the bound stays a bound."
+                yield '.\nSo the ledgers of a '
+                yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
+                yield " of the busiest stage take its own layers' attention, "
+                yield escape(environment.getattr(environment.getattr(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'stage_memory'), 'share'), 'busiest'))
+                yield " of them global (κ<sub>B</sub> in the formulas), the last stage's its own, "
+                yield escape(environment.getattr(environment.getattr(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'stage_memory'), 'share'), 'last'))
+                yield " (κ<sub>L</sub>), and the walk through every stage the model's "
+                yield escape(environment.getattr(environment.getattr(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'stage_memory'), 'share'), 'model'))
+                yield ": each term is then a real stage's or the real walk, and the bound a bound."
             yield '</p>\n'
         yield '<p>Times, FLOPs, bytes and intensities are one '
         yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
@@ -465,4 +463,4 @@ def root(context, missing=missing):
     yield '</section>\n\n'
 
 blocks = {}
-debug_info = '1=110&3=122&6=126&8=129&9=133&10=150&12=156&13=158&15=172&16=189&17=191&18=201&19=216&20=223&21=233&22=241&23=256&24=268&25=272&26=277&27=287&28=307&31=338&33=347&34=349&35=351&36=356&37=358&40=364&41=375&42=386&43=392&44=394&46=397&48=399&49=402&50=410&51=420&52=431&57=435&60=438&63=441&64=454'
+debug_info = '1=110&3=122&6=126&8=129&9=133&10=150&12=156&13=158&15=172&16=189&17=191&18=201&19=216&20=223&21=233&22=241&23=256&24=266&25=270&26=275&27=285&28=305&31=336&33=345&34=347&35=349&36=354&37=356&40=362&41=373&42=384&43=390&44=392&46=395&48=397&49=400&50=408&51=418&52=429&57=433&60=436&63=439&64=452'
