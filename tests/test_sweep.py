@@ -341,3 +341,13 @@ def test_a_spec_named_on_the_command_line_is_read_where_it_is(tmp_path, capsys, 
     shutil.copy(ROOT / "specs" / "hardware" / "h100-sxm.yaml", gpu)
     assert cli_main(["plan", str(own), "--hardware", str(gpu), "--gpus", "1", "--format", "csv"]) == 0
     assert "points outside" not in capsys.readouterr().err
+
+
+def test_the_block_formats_plan_takes_sweep_too(tmp_path, capsys):
+    """``sweep --precision nvfp4`` was an unknown precision where ``plan --weights nvfp4`` and a spec take it (review,
+    stop 82): NVFP4 weights on a B200 (fp4 compute there), at 4.5 bits a weight with their block scales."""
+    assert cli_main(["sweep", "--models", "llama-3.1-8b", "--hardware", "b200", "--precision", "nvfp4,mxfp4",
+                     "--batch", "1", "--context", "1k", "--format", "csv", "-o", str(tmp_path)]) == 0
+    rows = list(csv.DictReader(io.StringIO((tmp_path / "sweep.csv").read_text())))
+    assert [r["precision"] for r in rows] == ["nvfp4", "mxfp4"] and all(r["fits"] == "true" for r in rows)
+    assert float(rows[0]["decode_time_memory_s"]) > float(rows[1]["decode_time_memory_s"])  # 4.5 bits > 4.25

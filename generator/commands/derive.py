@@ -176,6 +176,10 @@ def derive_text(qid: str, args, accounting: str | None) -> str:
     if getattr(args, "overrides", None) and not args.spec:
         raise _err(f"--set {args.overrides[0]}", "--set changes a spec's inputs, and no spec is given",
                    "add --spec SPEC")
+    given = [n for n in PARAM_OPTIONS if getattr(args, n, None) is not None]
+    if given and not args.spec:  # --batch x without a spec was read by nothing, and said nothing (review, stop 82)
+        raise _err(f"--{given[0]} {getattr(args, given[0])}", f"--{given[0]} picks a point of a spec's workloads, and "
+                   "no spec is given", "add --spec SPEC, or give a symbol's value with --at (e.g. --at B=64)")
     moved = _at_workload(args, q)
     nums = _numbers(args, accounting, qid) if args.spec else None
     accounting = accounting or (nums.env_obj.accounting if nums else "seed")
@@ -346,11 +350,26 @@ def _at_workload(args, q) -> set[str]:
         if option in q.params and re.fullmatch(r"0+[kKmM]?", text.strip()):
             # before the option it sets, whose message named --context, which the user never wrote (S=0)
             _no_zero(f"--at {item.strip()}", name.strip())
+        if (option in q.params and eq and getattr(args, option) is not None
+                and re.fullmatch(r"[0-9]+[kKmM]?", text.strip()) and _count(text) != _count(getattr(args, option))):
+            # two points: the header named --batch's while the inputs took --at's (review, stop 82)
+            raise _err(f"--at {item.strip()}", f"the point is given twice, --{option} {getattr(args, option)} and "
+                       f"--at {item.strip()}", "give one of them")
         if (option in q.params and eq and getattr(args, option) is None
                 and re.fullmatch(r"[0-9]+[kKmM]?", text.strip())):
             setattr(args, option, text.strip())
             moved.add(name.strip())
     return moved
+
+
+def _count(text) -> int | None:
+    """A whole-number point written as --batch or --at write it ('8k'), or None where it is not one."""
+    from genreport.load.loader import tokens
+
+    try:
+        return tokens(str(text).strip())
+    except ValueError:
+        return None
 
 
 _EXAMPLE = {"B/s": "3.35e12", "FLOP/s": "9.89e14", "s": "0.05"}  # an --at example per unit, where 1 does not read

@@ -273,6 +273,10 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(list(sys.argv[1:] if argv is None else argv))
+    if args.output is not None and not args.output.strip():  # -o '' printed the spec, as no -o does
+        print("genreport import-hf: -o '' names no file; name the spec to write, e.g. -o specs/models/my-model.yaml, "
+              "or leave -o out to print it (nothing was written)", file=sys.stderr)
+        return 1
     out = Path(args.output) if args.output else None
     if out is not None and out.is_dir() and not out.is_symlink():  # --force would not help (it said to pass it)
         print(safe(f"genreport import-hf: {display(out)} is a folder; name the file to write, e.g. "

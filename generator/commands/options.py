@@ -27,6 +27,17 @@ class Parser(argparse.ArgumentParser):
         self._negative_number_matcher = re.compile(r"^-\.?\d")
 
     def error(self, message: str):  # noqa: D401 - argparse's hook; exits as argparse does
+        choice = re.match(r"argument ([^:]+): invalid choice: '(.*)' \(choose from (.*)\)$", message)
+        if choice:  # a value not among an option's choices (--format yaml): bad input, 1, as --format of a build says
+            import difflib
+
+            choices = [c.strip().strip("'") for c in choice[3].split(",")]
+            near = difflib.get_close_matches(choice[2], choices, n=1, cutoff=0.5)
+            message = (VALUE_ERROR + f"argument {choice[1]}: '{choice[2]}' is not one of {', '.join(choices)}"
+                       + (f" (did you mean '{near[0]}'?)" if near else ""))
+        kind = re.match(r"argument [^:]+: invalid (int|float) value: ", message)
+        if kind:  # argparse's own words, and what to write
+            message += " (write a whole number in digits, e.g. 8192)" if kind[1] == "int" else " (write a number, e.g. 0.5)"
         if re.match(r"argument [^:]+: invalid (\S+ )?value: ", message) or message.startswith(VALUE_ERROR):
             # an option's value (--max-points nan): bad input, 1, as the README's exit table says, not a usage error
             self.print_usage(sys.stderr)

@@ -151,18 +151,20 @@ def main(argv: list[str]) -> int:
     from genreport.model import sweep as sw
     from genreport.paths import project_root_for
 
+    if not args.out.strip():  # -o '' wrote into the current folder, where a build's -o '' is refused
+        raise _err("-o ''", "names no folder", "e.g. -o out/sweep, or -o . for this folder")
     formats = [f.strip() for f in args.format.split(",") if f.strip()]
     bad = [f for f in formats if f not in FORMATS]
     if bad or not formats:
         raise _err(f"--format {args.format}", f"unknown format {', '.join(bad) or '(none)'}",
                    "use a comma-separated subset of csv,json,svg")
     precisions = _names(args.precision) or []
-    from genreport.load.spec import PRECISION_BYTES
+    from genreport.load.spec import WEIGHT_FORMAT_BYTES
 
-    unknown = [p for p in precisions if p not in PRECISION_BYTES and p != "checkpoint"]
+    unknown = [p for p in precisions if p not in WEIGHT_FORMAT_BYTES and p != "checkpoint"]  # plan's --weights
     if unknown or not precisions:
         raise _err(f"--precision {args.precision}", f"unknown precision {', '.join(unknown) or '(none)'}",
-                   f"one of {', '.join(PRECISION_BYTES)}, or checkpoint (each model's weights as its checkpoint "
+                   f"one of {', '.join(WEIGHT_FORMAT_BYTES)}, or checkpoint (each model's weights as its checkpoint "
                    "stores them)")
     if args.max_points < 1:
         raise _err(f"--max-points {args.max_points}", "must be a positive number of points", "e.g. --max-points 10000000")

@@ -82,7 +82,15 @@ def resolve_argument(ref: str, kind: str, base: Path) -> tuple[Path | None, str,
     path is the user's own and is read where it is, as ``audit`` reads its claims file; the project-folder fence is for
     the paths a spec names, which may come from anyone.  A catalog name resolves as in a spec."""
     looks_like_path = "/" in ref or "\\" in ref or ref.endswith((".yaml", ".yml"))
-    return resolve_ref(ref, kind, base, (base / ref).parent if looks_like_path and "\0" not in ref else base)
+    if not looks_like_path or "\0" in ref or len(ref) > 1024:
+        return resolve_ref(ref, kind, base, base)
+    candidate = Path(ref) if Path(ref).is_absolute() else base / ref
+    try:  # a link is followed to the file it names: that file's folder is the one read (the user typed the link)
+        own = candidate.resolve().parent
+    except (OSError, RuntimeError, ValueError):
+        own = candidate.parent
+    path, message, hint = resolve_ref(ref, kind, base, own)
+    return path, message, hint.replace("relative to this file", "relative to the current folder")
 
 
 def _sub(kind: str) -> str:

@@ -195,6 +195,9 @@ def rows(r) -> list[dict]:
                 "time": t, "other_roof": max(ledgers.values()) / second if second > 0 else None,
                 "other": _next(ledgers), "fits": fits,
                 "ms_to_first_token": t * 1e3, "tokens_per_s": prompt_rate(t_tok, busy, stages),
+                # over stages the bound splits the prompt (chapter 7); passed whole, stage after stage, it takes its
+                # pass (the occupancy, where the expert group is inside the replica)
+                "pass": busy if stages > 1 and r.parallel.parallelism.ep <= r.parallel.parallelism.tp else None,
                 "usd_per_mtok": _usd_per_mtok(price * replica if price else None, prompt_rate(t_tok, busy, stages))
                 if fits else None,
             })
@@ -223,7 +226,7 @@ def rows(r) -> list[dict]:
         out.append(row)
     keys = ("batch", "context", "tokens", "capacity_batch", "ms_per_token", "ms_to_first_token",
             "tokens_per_s_sequence", "usd_per_mtok", "state_bytes", "cards_needed", "serial", "comm", "comm_est",
-            "tokens_per_s_gpu", "estimate_binds", "overhead")
+            "tokens_per_s_gpu", "estimate_binds", "overhead", "pass")
     from genreport.model.serving import engine_limit
 
     for row in out:  # every row has every key: the table reads them by workload kind

@@ -72,7 +72,10 @@ def frame(r) -> Frame:
     staged = {k: v for k, v in SLICE_STAGED.items() if par.pp > 1}
     slices = tuple({"name": k, "definition": (staged[k][0] if k in staged else SLICE_DEFINITION[k])[1 if moe else 0],
                     "value": float(lead.values[k]), "card": float(lead.card[k]),
-                    "meaning": staged[k][1] if k in staged else SLICE_MEANING[k]} for k in changed if lead.card[k])
+                    "meaning": (staged[k][1] if k in staged else SLICE_MEANING[k])
+                    # windowed or chunked layers keep less of a long context (the held rows below, chapter 4)
+                    + (" (every layer caching every token)" if k == "c" and arch.bounded_layers(r.spec.model) else "")}
+                   for k in changed if lead.card[k])
     stage_memory: dict = {}
     if par.pp > 1:  # the memory held: the stage that holds the fewest tokens (Env.held), beside the even split
         held = lead.held()

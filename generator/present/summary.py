@@ -129,7 +129,12 @@ def sentences(r: Results) -> list[str]:
                            f"weights; were it to fit, it would be {x['roof']}-bound, at least {fmt.time(x['time'])} to "
                            "the first token.")
             else:
-                out.append(f"{head} is {x['roof']}-bound: at least {fmt.time(x['time'])} to the first token.")
+                # over stages the bound is the split prompt's (SGLang's chunked pipeline); vLLM and TensorRT-LLM
+                # pass a prompt whole, stage after stage (review, stop 82: a reader on them saw twice page 1's TTFT)
+                whole = (f" with the prompt split over the {r.parallel.parallelism.pp} stages; passed whole, stage "
+                         f"after stage, as vLLM and TensorRT-LLM do, at least {fmt.time(x['pass'])}"
+                         if x.get("pass") is not None else "")
+                out.append(f"{head} is {x['roof']}-bound: at least {fmt.time(x['time'])} to the first token{whole}.")
         elif x["workload"] == "training":
             head = f"Training {prose.article(x['tokens'])} {x['tokens']:,}-token micro-batch is {x['roof']}-bound"
             if x["fits"]:

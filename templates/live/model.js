@@ -916,7 +916,7 @@ const GR_MODEL = (function () {
 
   const ROW_KEYS = ["batch", "context", "tokens", "capacity_batch", "ms_per_token", "ms_to_first_token",
     "tokens_per_s_sequence", "usd_per_mtok", "state_bytes", "cards_needed", "serial", "comm", "comm_est", "tokens_per_s_gpu",
-    "estimate_binds", "overhead"];
+    "estimate_binds", "overhead", "pass"];
 
   /** The training micro-batch's bound (decision.rows' training row): the larger of its two ledgers, the FLOPs over
    * the peak or, below the ridge, the weights' traffic over the bandwidth (the FLOPs' time over I / ridge); null
@@ -1002,6 +1002,8 @@ const GR_MODEL = (function () {
           binds: fits ? roof : "capacity", roof: roof, time: time,
           other_roof: second > 0 ? Math.max.apply(null, ledgers) / second : null, other: nextLedger(named), fits: fits,
           ms_to_first_token: time * 1e3, tokens_per_s: tk * stages / busy,  // pp stages admit a prompt every 1/pp
+          // a prompt passed whole, stage after stage (decision.py's pass)
+          pass: par && stages > 1 && (inp.parallelism.ep || 1) <= inp.parallelism.tp ? busy : null,
           usd_per_mtok: fits ? usdPerMtok(price && par ? price * par.replica_gpus : price, tk * stages / busy) : null});
       });
     }

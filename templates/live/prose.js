@@ -406,8 +406,10 @@ const GR_PROSE = (function () {
           out.push(`${head} does not fit: its KV cache needs more than the memory${par ? " of a replica" : ""} holds `
             + `beside the weights; were it to fit, it would be ${x.roof}-bound, at least ${F.time(x.time)} to the `
             + "first token.");
-        } else {
-          out.push(`${head} is ${x.roof}-bound: at least ${F.time(x.time)} to the first token.`);
+        } else {  // over stages the split prompt's bound, and a whole prompt's pass beside it (summary.sentences)
+          const whole = x.pass !== null && x.pass !== undefined ? ` with the prompt split over the ${par.pp} stages; `
+            + `passed whole, stage after stage, as vLLM and TensorRT-LLM do, at least ${F.time(x.pass)}` : "";
+          out.push(`${head} is ${x.roof}-bound: at least ${F.time(x.time)} to the first token${whole}.`);
         }
       } else if (x.workload === "training") {  // summary.sentences
         const head = `Training ${article(x.tokens)} ${commas(x.tokens)}-token micro-batch is ${x.roof}-bound`;

@@ -13,6 +13,7 @@ def root(context, missing=missing):
     l_0_GPU = resolve('GPU')
     l_0_model = resolve('model')
     l_0_q = resolve('q')
+    l_0_facts = resolve('facts')
     l_0_par_links = resolve('par_links')
     l_0_par_ep_inside = resolve('par_ep_inside')
     l_0_frame = resolve('frame')
@@ -193,9 +194,23 @@ def root(context, missing=missing):
             yield escape(context.call((undefined(name='q') if l_0_q is missing else l_0_q), 'weight_bytes_per_gpu', 'gb'))
             yield ' of weights and '
             yield escape(context.call((undefined(name='q') if l_0_q is missing else l_0_q), 'kv_bytes_per_token_per_gpu', 'kib'))
-            yield ' of KV cache\nper token; one replica holds '
+            yield ' of KV cache\nper token'
+            if context.call(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'get'), 'kv_bounded_layers'):
+                pass
+                yield ' were every layer to cache every token (its '
+                yield escape(t_2(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'kv_bounded_layers')))
+                yield ' '
+                yield escape(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'kv_bounded_kind'))
+                yield ' layers keep less: chapter '
+                yield escape(environment.getattr((undefined(name='ch') if l_0_ch is missing else l_0_ch), 's4'))
+                yield ' counts what a sequence holds)'
+            yield '; one replica holds '
             yield escape(context.call((undefined(name='q') if l_0_q is missing else l_0_q), 'kv_capacity_tokens_replica', 'integer', 'no'))
-            yield ' KV tokens.\n'
+            yield ' KV tokens'
+            if context.call(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'get'), 'kv_bounded_layers'):
+                pass
+                yield ' at that rate'
+            yield '.\n'
             for l_1_lg in (undefined(name='par_links') if l_0_par_links is missing else l_0_par_links):
                 l_1_link = missing
                 _loop_vars = {}
@@ -795,4 +810,4 @@ def root(context, missing=missing):
     yield '\n'
 
 blocks = {}
-debug_info = '1=133&2=145&4=148&5=152&6=155&7=160&8=182&9=191&10=193&11=197&12=199&13=213&14=241&15=280&17=291&18=293&19=295&21=303&22=323&23=335&24=345&25=350&26=358&28=361&29=393&30=399&31=423&32=469&34=475&35=478&36=481&37=483&38=517&40=531&41=539&43=549&44=552&45=566&46=576&47=593&50=602&52=605&53=615&55=628&56=631&57=633&58=635&59=637&62=647&63=649&64=657&65=660&66=664&67=667&68=670&69=674&70=683&71=689&72=693&73=699&74=705&75=712&76=723&78=728&79=732&82=734&83=736&84=738&85=740&87=742&88=750&90=774&91=776'
+debug_info = '1=134&2=146&4=149&5=153&6=156&7=161&8=183&9=192&10=194&11=198&12=214&13=228&14=256&15=295&17=306&18=308&19=310&21=318&22=338&23=350&24=360&25=365&26=373&28=376&29=408&30=414&31=438&32=484&34=490&35=493&36=496&37=498&38=532&40=546&41=554&43=564&44=567&45=581&46=591&47=608&50=617&52=620&53=630&55=643&56=646&57=648&58=650&59=652&62=662&63=664&64=672&65=675&66=679&67=682&68=685&69=689&70=698&71=704&72=708&73=714&74=720&75=727&76=738&78=743&79=747&82=749&83=751&84=753&85=755&87=757&88=765&90=789&91=791'

@@ -169,7 +169,9 @@ def root(context, missing=missing):
             pass
             yield ' (over '
             yield escape(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'stages'))
-            yield " pipeline stages, at least the prompt's chunks in flight on every stage at once: its pass through the stages in turn, which keeps the replica busy, takes "
+            yield " pipeline stages, at least the prompt's chunks in flight on every stage at once: the "
+            yield escape(t_6(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'prompt')))
+            yield "-token prompt's pass through the stages in turn, which keeps the replica busy and is its time to first token where an engine passes a prompt whole, as vLLM and TensorRT-LLM do, takes "
             yield escape(t_13(environment.getattr(environment.getattr(environment.getitem(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rows'), 0), 'bound'), 'prefill')))
             yield ')'
         yield "; the time per output token (TPOT) is the request's slowest decode round, "
@@ -1282,4 +1284,4 @@ def root(context, missing=missing):
         yield '</section>\n'
 
 blocks = {}
-debug_info = '1=121&2=130&3=132&4=136&5=140&6=142&7=146&8=154&9=166&10=168&11=179&12=181&13=186&15=198&17=208&19=217&20=223&21=242&23=248&24=250&25=268&26=276&27=280&28=287&29=294&32=304&33=404&34=418&35=480&37=529&38=567&39=588&40=676&41=682&42=688&43=702&46=704&49=707&50=724&51=726&52=730&53=732&55=744&56=746&57=754&58=762&59=766&62=782&64=794&66=797&69=799&70=801&73=807&75=811&76=816&79=818&80=821&81=855&82=857&85=860&86=862&87=896&88=925&89=938&90=949&91=1006&92=1015&93=1019&94=1033&95=1045&96=1055&97=1057&100=1062&102=1079&103=1139&104=1157&105=1164&106=1173&109=1183&110=1185&111=1191&112=1194&113=1203&114=1208&116=1211&117=1213&119=1216&120=1219&122=1230&123=1232&125=1239&126=1246&127=1256&128=1269&130=1277'
+debug_info = '1=121&2=130&3=132&4=136&5=140&6=142&7=146&8=154&9=166&10=168&11=181&12=183&13=188&15=200&17=210&19=219&20=225&21=244&23=250&24=252&25=270&26=278&27=282&28=289&29=296&32=306&33=406&34=420&35=482&37=531&38=569&39=590&40=678&41=684&42=690&43=704&46=706&49=709&50=726&51=728&52=732&53=734&55=746&56=748&57=756&58=764&59=768&62=784&64=796&66=799&69=801&70=803&73=809&75=813&76=818&79=820&80=823&81=857&82=859&85=862&86=864&87=898&88=927&89=940&90=951&91=1008&92=1017&93=1021&94=1035&95=1047&96=1057&97=1059&100=1064&102=1081&103=1141&104=1159&105=1166&106=1175&109=1185&110=1187&111=1193&112=1196&113=1205&114=1210&116=1213&117=1215&119=1218&120=1221&122=1232&123=1234&125=1241&126=1248&127=1258&128=1271&130=1279'
