@@ -164,6 +164,8 @@ def test_missing_column_and_missing_file(tmp_path, capsys):
     assert rc == 1 and ":1:1: the header lacks metric" in err
     rc, _, err = run(capsys, tmp_path / "none.csv")
     assert rc == 1 and "no such file" in err
+    rc, _, err = run(capsys, tmp_path)  # a folder is there, no file (it read "no such file": review, stop 82)
+    assert rc == 1 and f"{tmp_path}: is a folder" in err
     rc, out, err = run(capsys, PUBLISHED, "--format", "xls")
     assert rc == 1 and out == "" and "unknown format 'xls'" in err
 

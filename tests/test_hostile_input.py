@@ -170,7 +170,11 @@ def test_grid_budget_and_the_flag_that_raises_it(tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("GENREPORT_MAX_POINTS", "2000")
     assert loader.max_points() == 2000
     assert main([str(path), "--max-points", "0"]) == 1
-    assert "must be a positive number of points" in capsys.readouterr().err
+    assert "must be a number of points from 1 to 99,999,999,999" in capsys.readouterr().err
+    for bad in ("abc", "0", "-1"):  # the variable as the option: it was ignored, or a budget of 0 blamed the spec
+        monkeypatch.setenv("GENREPORT_MAX_POINTS", bad)
+        assert main([str(path), "-o", str(out), "--format", "json", "-q"]) == 1
+        assert f"GENREPORT_MAX_POINTS={bad}: must be a whole number of points" in capsys.readouterr().err
 
 
 def test_sweep_budget(tmp_path, capsys):

@@ -358,8 +358,16 @@ def main(argv: list[str]) -> int:
         found = "\0" not in args.claims and path.is_file()
     except OSError:  # a name too long for the file system
         found = False
-    if not found:
-        raise SpecError([Finding(args.claims, 0, 0, "", "no such file", "give the path of a CSV of claims")])
+    if not found:  # a folder, a FIFO or a device is there but no file to read (they read "no such file")
+        what = "no such file"
+        try:
+            if "\0" not in args.claims and path.is_dir():
+                what = "is a folder"
+            elif "\0" not in args.claims and path.exists():
+                what = "is not a regular file"
+        except OSError:
+            pass
+        raise SpecError([Finding(args.claims, 0, 0, "", what, "give the path of a CSV of claims")])
     results = audit(path)
     if args.format == "json":
         text = json.dumps({"rows": results}, indent=1, sort_keys=True, ensure_ascii=False) + "\n"

@@ -225,10 +225,16 @@ def _build_main(argv: list[str]) -> int:
         raise SpecError([_cli_finding("--watch", "--watch and --check do not go together",
                                       "use --check once, or --watch to rebuild on every change")])
     if args.max_points is None:
+        env = os.environ.get("GENREPORT_MAX_POINTS")
+        if env is not None and not (env.strip().isdigit() and 0 < int(env) < 10**11):
+            # ignored, it built at the default; 0 blamed the spec's line for a budget of 0 points (review, stop 82)
+            raise SpecError([_cli_finding(f"GENREPORT_MAX_POINTS={env[:40]}", "must be a whole number of points from 1 "
+                                          "to 99,999,999,999", "e.g. GENREPORT_MAX_POINTS=4096, or unset it for "
+                                          "the default 1,024")])
         return _build_all(args, formats)
     if not 0 < args.max_points < 10**11:
-        raise SpecError([_cli_finding(f"--max-points {args.max_points}", "must be a positive number of points",
-                                      "e.g. --max-points 4096")])
+        raise SpecError([_cli_finding(f"--max-points {args.max_points}", "must be a number of points from 1 to "
+                                      "99,999,999,999", "e.g. --max-points 4096")])
     old = os.environ.get("GENREPORT_MAX_POINTS")
     os.environ["GENREPORT_MAX_POINTS"] = str(args.max_points)  # read by the loader, in every build path
     try:
