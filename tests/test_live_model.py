@@ -163,7 +163,7 @@ LAYOUTS = [  # what-ifs of the layout itself: every entry (chapters 1-6 included
     ("mixtral8x22b-h100-tp8-ep8.yaml", ["parallelism.tp=2", "parallelism.dp=4", "precision.weights.experts=mxfp4",
                                         "accounting=exact"]),
     ("llama8b-h100.yaml", ["parallelism.tp=2", "model=gemma-2-9b"]),  # a layout added to a one-card spec
-    # stages whose global layers fall unevenly: the time at the stages' share of them (stages.time_share: 1/7, 2/13)
+    # stages whose global layers fall unevenly: each stage's own share of them (stages.stage_shares: 1 in 7, 2 in 13)
     ("llama8b-h100.yaml", ["model=gemma-3-1b", "parallelism.pp=4", "workloads.decode.context=[1k, 128k]",
                            "workloads.prefill.prompt=[512, 64k]"]),
     ("llama8b-h100.yaml", ["model=gemma-3-27b", "parallelism.pp=5", "parallelism.tp=2",

@@ -257,7 +257,7 @@ class Env:
     wb: WeightBytes | None = None  # bytes per weight by tensor class (None: b as given)
     hw: Hardware | None = None  # the GPU, for the memory each pipeline stage may use (:meth:`held`)
     precision: Precision | None = None
-    # f_st: the share of global layers a step's time takes on the layout's stages (stages.time_share; None: G / L)
+    # f_B: the busiest stage's share of global layers, which one GPU of a layout's time takes (stages.time_share; None: G / L)
     share: float | None = None
 
     def one_card(self) -> Env:

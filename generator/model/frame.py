@@ -7,6 +7,7 @@ whole model on one card (stated once, labelled).  Presentation chooses the words
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from fractions import Fraction
 
 from genreport.formulas import architecture as arch
 from genreport.formulas.slices import SLICE_DEFINITION, SLICE_HELD, SLICE_LATEX, SLICE_MEANING, SLICE_STAGED
@@ -94,7 +95,7 @@ def frame(r) -> Frame:
                         "bounded": bounded, "dense_first": bool(m.moe and m.moe.first_dense_layers),
                         # the time formulas' two stages: the busiest before the last, and the last with the head
                         "busiest_layers": max(sizes), "last_layers": sizes[-1],
-                        # each stage's global layers, and the share of them the time formulas take (stages.time_share)
+                        # each stage's global layers, and each stage's own the time formulas take (stages.stage_shares)
                         "globals": [int(k[0]) for k in stages.stage_parts(m, par.pp).kinds],
                         "share": _share(m, par.pp)}
     one = r.one_card.get(r.lead, {})
@@ -124,8 +125,11 @@ def _share(model, pp: int) -> dict:
         return {}
     g = arch.global_layers(model)
     sizes = stages.stage_layers(model.layers, pp)
+    whole = Fraction(g, model.layers)
     return {"busiest": stages.share_words(shares[0]), "last": stages.share_words(shares[1]),
             "model": f"{g} in {model.layers}",
+            # which stage's mix differs from the mean's (gpt-oss at pp 5: the last stage's 2 in 4 is the mean's)
+            "busiest_differs": Fraction(*shares[0]) != whole, "last_differs": Fraction(*shares[1]) != whole,
             "busiest_mean": max(sizes) * g / model.layers, "last_mean": sizes[-1] * g / model.layers}
 
 

@@ -76,10 +76,18 @@ def moe_layers(model) -> tuple[bool, ...]:
 
 
 @lru_cache(maxsize=256)
-def stage_shares(model, pp: int) -> tuple[Fraction, Fraction] | None:
-    """(f_B, f_L): the share of global layers among the layers of the busiest stage before the last (the most global
-    of those with ceil(L/pp) layers) and of the last stage, or None where both are the whole model's, G / L (one stage; layers of
-    one kind; global layers that fall evenly).
+def stage_shares(model, pp: int) -> tuple[tuple[int, int], tuple[int, int]] | None:
+    """(f_B, f_L) as (global layers, layers): the busiest stage before the last's (the most global of those with
+    ceil(L/pp) layers) and the last stage's, or None where both are the whole model's share, G / L (one stage; layers
+    of one kind; global layers that fall evenly).  Counts as they are (3 of 15, not 1 in 5: the words beside them
+    count layers)."""
+    shares = _shares(model, pp)
+    return None if shares is None else tuple((int(g), int(n)) for g, n in shares)
+
+
+@lru_cache(maxsize=256)
+def _shares(model, pp: int):
+    """:func:`stage_shares`, compared as fractions.
 
     The time formulas take a stage as mean layers.  Where the global (whole-context) layers fall unevenly that is no
     bound: Gemma 3 1B at pp 4 puts one global layer on each stage of (6, 7, 7, 6), and 7 mean layers read 1.08 global
@@ -92,23 +100,26 @@ def stage_shares(model, pp: int) -> tuple[Fraction, Fraction] | None:
     if whole in (0, 1):
         return None
     sizes, parts = stage_layers(model.layers, pp), stage_parts(model, pp)
-    own = [Fraction(parts.kinds[i][0], sizes[i]) for i in range(pp)]
+    own = [(parts.kinds[i][0], sizes[i]) for i in range(pp)]
     # the busiest before the last (X leaves the head to the last stage, which holds floor(L/pp) layers, or as many)
-    busiest = max(own[i] for i in range(pp - 1) if sizes[i] == max(sizes))
-    return None if busiest == whole and own[-1] == whole else (busiest, own[-1])
+    busiest = max((own[i] for i in range(pp - 1) if sizes[i] == max(sizes)), key=lambda x: Fraction(*x))
+    if Fraction(*busiest) == whole and Fraction(*own[-1]) == whole:
+        return None
+    return busiest, own[-1]
 
 
-def share_words(share: Fraction) -> str:
-    """'1 in 7', 'none in 3' (a stage without a global layer)."""
-    return f"{share.numerator} in {share.denominator}" if share else f"none in {share.denominator}"
+def share_words(share: tuple[int, int]) -> str:
+    """'1 in 7', 'none of 2' (a stage without a global layer): a stage's global layers and its layers."""
+    return f"{share[0]} in {share[1]}" if share[0] else f"none of {share[1]}"
 
 
 def time_share(model, pp: int) -> float | None:
     """f_B of :func:`stage_shares` (a GPU of the busiest stage, the one the single-GPU formulas of a layout take), or
     None where it is the model's own."""
     shares = stage_shares(model, pp)
-    return None if shares is None or shares[0] == Fraction(layer_kinds(model).count("global"), model.layers) \
-        else float(shares[0])
+    if shares is None or Fraction(*shares[0]) == Fraction(layer_kinds(model).count("global"), model.layers):
+        return None
+    return shares[0][0] / shares[0][1]
 
 
 def kappas(model, pp: int, x, full) -> tuple[object, object]:
@@ -120,7 +131,7 @@ def kappas(model, pp: int, x, full) -> tuple[object, object]:
         return 1.0, 1.0
     x = np.asarray(x, dtype=float)
     safe = np.where(x > 0, x, 1.0)
-    out = tuple(np.where(x > 0, at_share(model, float(f), x, full) / safe, 1.0) for f in shares)
+    out = tuple(np.where(x > 0, at_share(model, g / n, x, full) / safe, 1.0) for g, n in shares)
     return tuple(np.float64(k) if np.ndim(k) == 0 else k for k in out)
 
 

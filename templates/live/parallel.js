@@ -339,7 +339,7 @@ const GR_PARALLEL = (() => {
     return Array.from({length: m.layers}, (_, i) => i >= f && (i - f + 1) % k === 0);
   }
 
-  /** [f_B, f_L] as [global layers, layers] in lowest terms: the busiest stage's (the most global of those with
+  /** [f_B, f_L] as [global layers, layers]: the busiest stage's (the most global of those with
    * ceil(L/pp) layers) and the last stage's share of global layers, or null where both are G / L
    * (stages.stage_shares). */
   function stageShares(m, pp) {
@@ -354,8 +354,7 @@ const GR_PARALLEL = (() => {
     });
     const last = [parts.kinds[pp - 1][0], sizes[pp - 1]];
     if (same(busiest, [g, L]) && same(last, [g, L])) return null;
-    const gcd = (a, b) => b ? gcd(b, a % b) : a, low = x => { const k = gcd(x[0], x[1]) || 1; return [x[0] / k, x[1] / k]; };
-    return [low(busiest), low(last)];
+    return [busiest, last];  // counts as they are (3 of 15: the words count layers)
   }
 
   /** f_B of stageShares (a GPU of the busiest stage) as a number, null where it is G / L (stages.time_share). */
@@ -366,8 +365,8 @@ const GR_PARALLEL = (() => {
     return s[0][0] * m.layers === g * s[0][1] ? null : s[0][0] / s[0][1];
   }
 
-  /** '1 in 7', 'none in 3' (stages.share_words). */
-  function shareWords(x) { return x[0] ? `${x[0]} in ${x[1]}` : `none in ${x[1]}`; }
+  /** '1 in 7', 'none of 2' (stages.share_words). */
+  function shareWords(x) { return x[0] ? `${x[0]} in ${x[1]}` : `none of ${x[1]}`; }
 
   /** [kappa_B, kappa_L] at a point whose mean-layer quantity is x (full: every layer global): each stage's
    * atShare over x, 1 where x is 0 (stages.kappas). */

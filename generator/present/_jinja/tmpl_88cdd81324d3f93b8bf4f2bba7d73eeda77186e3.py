@@ -245,13 +245,23 @@ def root(context, missing=missing):
                 yield ' and '
                 yield escape(environment.getitem(environment.getattr(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'stage_memory'), 'globals'), -1))
                 yield ' global layers, which read the whole context, where '
-                yield escape(environment.getattr(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'stage_memory'), 'busiest_layers'))
-                yield ' mean layers would hold '
-                yield escape(t_11(environment.getattr(environment.getattr(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'stage_memory'), 'share'), 'busiest_mean')))
-                yield ' and '
-                yield escape(environment.getattr(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'stage_memory'), 'last_layers'))
-                yield ', '
-                yield escape(t_11(environment.getattr(environment.getattr(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'stage_memory'), 'share'), 'last_mean')))
+                if environment.getattr(environment.getattr(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'stage_memory'), 'share'), 'busiest_differs'):
+                    pass
+                    yield escape(environment.getattr(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'stage_memory'), 'busiest_layers'))
+                    yield ' mean layers would hold '
+                    yield escape(t_11(environment.getattr(environment.getattr(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'stage_memory'), 'share'), 'busiest_mean')))
+                    if environment.getattr(environment.getattr(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'stage_memory'), 'share'), 'last_differs'):
+                        pass
+                        yield ' and '
+                        yield escape(environment.getattr(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'stage_memory'), 'last_layers'))
+                        yield ', '
+                        yield escape(t_11(environment.getattr(environment.getattr(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'stage_memory'), 'share'), 'last_mean')))
+                else:
+                    pass
+                    yield "the last stage's "
+                    yield escape(environment.getattr(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'stage_memory'), 'last_layers'))
+                    yield ' mean layers would hold '
+                    yield escape(t_11(environment.getattr(environment.getattr(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'stage_memory'), 'share'), 'last_mean')))
                 yield '.\nSo the ledgers of a '
                 yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
                 yield " of the busiest stage take its own layers' attention, "
@@ -463,4 +473,4 @@ def root(context, missing=missing):
     yield '</section>\n\n'
 
 blocks = {}
-debug_info = '1=110&3=122&6=126&8=129&9=133&10=150&12=156&13=158&15=172&16=189&17=191&18=201&19=216&20=223&21=233&22=241&23=256&24=266&25=270&26=275&27=285&28=305&31=336&33=345&34=347&35=349&36=354&37=356&40=362&41=373&42=384&43=390&44=392&46=395&48=397&49=400&50=408&51=418&52=429&57=433&60=436&63=439&64=452'
+debug_info = '1=110&3=122&6=126&8=129&9=133&10=150&12=156&13=158&15=172&16=189&17=191&18=201&19=216&20=223&21=233&22=241&23=266&24=276&25=280&26=285&27=295&28=315&31=346&33=355&34=357&35=359&36=364&37=366&40=372&41=383&42=394&43=400&44=402&46=405&48=407&49=410&50=418&51=428&52=439&57=443&60=446&63=449&64=462'
