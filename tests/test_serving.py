@@ -901,8 +901,10 @@ def test_a_pipelines_ttft_says_its_chunks_run_on_every_stage():
     one = r.serving["rows"][0]["bound"]
     assert r.serving["stages"] == 3 and one["ttft"] < one["prefill"] / 2
     text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", rendered(r, "sections/s9_serving.html.j2")))
-    assert (f"(over 3 pipeline stages, at least the prompt's chunks in flight on every stage at once: its pass through "
-            f"the stages in turn, which keeps the replica busy, takes {fmt.time(one['prefill'])})") in text
+    assert (f"(over 3 pipeline stages, at least the prompt's chunks in flight on every stage at once: the "
+            f"{r.spec.serving.prompt:,}-token prompt's pass through the stages in turn, which keeps the replica busy and "
+            "is its time to first token where an engine passes a prompt whole, as vLLM and TensorRT-LLM do, takes "
+            f"{fmt.time(one['prefill'])})") in text
     text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", rendered(evaluated("llama70b-h100-tp8.yaml"),
                                                                 "sections/s9_serving.html.j2")))
     assert "pipeline stages, at least" not in text
