@@ -268,3 +268,11 @@ def test_an_input_at_twice_is_refused(tmp_path, capsys):
     # page and the command line refuse the same inputs: tests/test_live_rules.py)
     assert main(["derive", "critical_context", "--at", "W=1e12", "--at", "W=2e12"]) == 1
     assert "W is set twice (--at W=1e12 before)" in capsys.readouterr().err
+
+
+def test_plan_names_every_unknown_gpu(capsys):
+    """``plan --hardware h100-sxm,h100-sx,b20`` named the first wrong name only (review, stop 82); sweep names all."""
+    assert main(["plan", "llama-3.1-8b", "--hardware", "h100-sxm,h100-sx,b20"]) == 1
+    err = capsys.readouterr().err
+    assert "--hardware h100-sx: no hardware named 'h100-sx' (hint: did you mean 'h100-sxm'?)" in err
+    assert "--hardware b20: no hardware named 'b20' (hint: did you mean 'b200'?)" in err and "2 problems" in err

@@ -425,15 +425,21 @@ def main(argv: list[str]) -> int:
                    "name one or more from 'genreport list hardware', e.g. --hardware h100-sxm,h200")
     mine = [own is not None and h == own.name for h in refs]
     all_to_all = args.all_to_all or (own.kernels.all_to_all if own is not None else "nccl")
-    gpus = []
+    gpus, wrong = [], []
     for h, is_own in zip(refs, mine, strict=True):
-        g = own if is_own else _load("hardware", h, "--hardware")
+        try:
+            g = own if is_own else _load("hardware", h, "--hardware")
+        except SpecError as exc:  # every name that is wrong, not the first alone (as sweep says them)
+            wrong += exc.findings
+            continue
         if not is_own or args.memory_reserve is not None or args.max_batched_tokens is not None or \
                 args.max_sequences is not None:
             g = dataclasses.replace(g, **engine)
         if not is_own or args.all_to_all is not None:
             g = dataclasses.replace(g, kernels=dataclasses.replace(g.kernels, all_to_all=all_to_all))
         gpus.append(g)
+    if wrong:
+        raise SpecError(wrong)
     given = _prices(args.price, [g.name for g in gpus] + refs)
     prices = {**defaults.prices, **given}  # a report spec's own device keeps its price unless --price names it
     gpus = [dataclasses.replace(g, price_per_hour=prices.get(g.name, prices.get(ref, g.price_per_hour)))
