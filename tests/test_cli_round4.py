@@ -276,3 +276,18 @@ def test_plan_names_every_unknown_gpu(capsys):
     err = capsys.readouterr().err
     assert "--hardware h100-sx: no hardware named 'h100-sx' (hint: did you mean 'h100-sxm'?)" in err
     assert "--hardware b20: no hardware named 'b20' (hint: did you mean 'b200'?)" in err and "2 problems" in err
+
+
+def test_the_engine_counts_take_k_as_the_token_counts_do(capsys):
+    """``--max-batched-tokens 8k`` was argparse's "invalid int value: '8k'" where ``--context 8k`` is taken (review,
+    stop 82): the engine's counts read as the token counts, k = 1024."""
+    import json
+
+    args = ["plan", "llama-3.1-8b", "--hardware", "h100-sxm", "--gpus", "1", "--format", "json"]
+    assert main([*args, "--max-batched-tokens", "8k", "--max-sequences", "1k"]) == 0
+    first = json.loads(capsys.readouterr().out)
+    assert main([*args, "--max-batched-tokens", "8192", "--max-sequences", "1024"]) == 0
+    second = json.loads(capsys.readouterr().out)
+    assert first["rows"] == second["rows"] and first["rows"]
+    assert main([*args, "--max-sequences", "x"]) == 1
+    assert "--max-sequences x: is not a whole number (hint: write e.g. 8192 or 8k (k = 1024))" in capsys.readouterr().err

@@ -86,10 +86,10 @@ def add_engine_memory(p: argparse.ArgumentParser) -> None:
     p.add_argument("--memory-reserve", default=None, metavar="FRACTION",
                    help="share of each device's memory the engine keeps for itself (default 0.1, vLLM's gpu_memory_utilization "
                         "0.9); 0 (with --max-batched-tokens 0) gives the KV cache everything beside the weights")
-    p.add_argument("--max-batched-tokens", default=None, type=int, metavar="N",
+    p.add_argument("--max-batched-tokens", default=None, metavar="N",
                    help="tokens of the engine step whose activations each device sets aside beside the reserve (default "
                         "8192, vLLM V1's max_num_batched_tokens; logits for 256 sampled sequences); 0: none")
-    p.add_argument("--max-sequences", default=None, type=int, metavar="N",
+    p.add_argument("--max-sequences", default=None, metavar="N",
                    help="sequences a replica's engine runs at once (default 256, vLLM's max_num_seqs); 0: no limit but "
                         "what fits")
 
@@ -115,15 +115,23 @@ def engine_memory(args, reserve: float | None = None, step: dict | None = None) 
         if not 0.0 <= reserve <= 0.9:
             raise err(f"--memory-reserve {text}", "must be a fraction from 0 to 0.9 (or 0% to 90%)",
                       "write e.g. 0.1 or 10%")
+    def whole(option: str, text) -> int:
+        """A count as --context and --batch write it: digits, or with k / m (1,024 and 1,048,576); a word is bad input
+        (these took argparse's int alone: '8k' was an "invalid int value", review, stop 82)."""
+        m = re.fullmatch(r"\s*(-?[0-9]+)([kKmM]?)\s*", str(text))
+        if not m:
+            raise err(f"{option} {text}", "is not a whole number", "write e.g. 8192 or 8k (k = 1024)")
+        return int(m[1]) * {"": 1, "k": 1024, "m": 1024**2}[m[2].lower()]
+
     if args.max_batched_tokens is not None:
-        n = args.max_batched_tokens
+        n = whole("--max-batched-tokens", args.max_batched_tokens)
         if not 0 <= n <= 10_000_000:
             raise err(f"--max-batched-tokens {n}", "must be from 0 to 10,000,000",
                       "write e.g. 8192, or 0 for no activation workspace")
         step = {"max_batched_tokens": n, "max_sequences": DEFAULT_MAX_SEQUENCES if n else 0}
     if getattr(args, "max_sequences", None) is not None:  # over what --max-batched-tokens implied (deployment review,
         # stop 75: the engine's 256 doubled DeepSeek-V3's GPUs for 2,000 users, and only a spec could change it)
-        n = args.max_sequences
+        n = whole("--max-sequences", args.max_sequences)
         if not 0 <= n <= 10_000_000:
             raise err(f"--max-sequences {n}", "must be from 0 to 10,000,000",
                       "write e.g. 256 (vLLM's max_num_seqs), or 0 for no limit but what fits")
