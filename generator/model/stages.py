@@ -80,14 +80,7 @@ def stage_shares(model, pp: int) -> tuple[tuple[int, int], tuple[int, int]] | No
     """(f_B, f_L) as (global layers, layers): the busiest stage before the last's (the most global of those with
     ceil(L/pp) layers) and the last stage's, or None where both are the whole model's share, G / L (one stage; layers
     of one kind; global layers that fall evenly).  Counts as they are (3 of 15, not 1 in 5: the words beside them
-    count layers)."""
-    shares = _shares(model, pp)
-    return None if shares is None else tuple((int(g), int(n)) for g, n in shares)
-
-
-@lru_cache(maxsize=256)
-def _shares(model, pp: int):
-    """:func:`stage_shares`, compared as fractions.
+    count layers; compared as fractions).
 
     The time formulas take a stage as mean layers.  Where the global (whole-context) layers fall unevenly that is no
     bound: Gemma 3 1B at pp 4 puts one global layer on each stage of (6, 7, 7, 6), and 7 mean layers read 1.08 global
