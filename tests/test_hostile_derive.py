@@ -296,3 +296,16 @@ def test_an_empty_quantity_or_a_negative_value_is_named(capsys):
     assert "derive '': names no quantity" in capsys.readouterr().err
     assert main(["derive", "critical_context", "--at", "W=-1"]) == 1
     assert "'-1' is below 0" in capsys.readouterr().err
+
+
+def test_an_at_item_is_named_as_it_was_written(capsys):
+    """``--at context=8kb`` was answered as "--at S=8kb" (review, stop 82): derive reads batch=, context= and tokens=
+    as B, S and T, and an error names the item as the user wrote it."""
+    from genreport.commands.cli import main
+    from shared import ROOT
+
+    spec = str(ROOT / "specs" / "llama8b-h100.yaml")
+    assert main(["derive", "decode_intensity", "--spec", spec, "--at", "context=8kb"]) == 1
+    assert capsys.readouterr().err.startswith("--at context=8kb: S is a count")
+    assert main(["derive", "decode_intensity", "--spec", spec, "--at", "batch=64,context=0"]) == 1
+    assert capsys.readouterr().err.startswith("--at context=0: S (")

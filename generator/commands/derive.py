@@ -108,9 +108,37 @@ def _at_items(items: list[str]) -> list[str]:
     return out
 
 
+def _as_typed(items: list[str]) -> dict[str, str]:
+    """Each --at item as :func:`_at_items` rewrites it -> as the user typed it ('S=8kb' -> 'context=8kb'), so that an
+    error names what was written (review, stop 82: --at context=8kb was answered as '--at S=8kb')."""
+    out = {}
+    for item in items:
+        parts = item.split(",") if all("=" in p for p in item.split(",")) else [item]
+        for part in parts:
+            out.setdefault(_at_items([part])[0].strip(), part.strip())
+    return out
+
+
 def main(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
+    typed = _as_typed(args.at)
     args.at = _at_items(args.at)
+    from genreport.errors import Finding, SpecError
+
+    try:
+        return _derive(args)
+    except SpecError as exc:  # the --at items by the words the user wrote them in
+
+        def said(f):
+            item = f.file.removeprefix("--at ")
+            return Finding(f"--at {typed[item]}", *[getattr(f, k) for k in ("line", "col", "path", "message", "hint",
+                                                                             "severity")]) \
+                if f.file.startswith("--at ") and typed.get(item, item) != item else f
+
+        raise SpecError([said(f) for f in exc.findings]) from None
+
+
+def _derive(args) -> int:
     from genreport.formulas.quantities import BY_ID, DEFS
 
     if args.quantity is not None and not args.quantity.strip():  # derive '' listed every quantity, exit 0
