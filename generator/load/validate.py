@@ -356,6 +356,9 @@ def _findings(doc: Document, err) -> list[Finding]:
             hint = "write a whole number"
         elif want == "integer" and isinstance(v, str):
             hint = "write a plain number, without quotes or units"
+        elif want == "number" and isinstance(v, str) and v.strip().endswith("%") and err.schema.get("maximum", 2) <= 1:
+            # a fraction written as a percentage (--memory-reserve takes '10%', the spec a fraction)
+            hint = f"write the fraction, e.g. {_fraction_of(v)}, without quotes"
         elif want == "number" and isinstance(v, str):
             hint = "write a plain number such as 8.03e9, without quotes"
         return [doc.finding(path, f"{shown} is not {_article(want)}", hint)]
@@ -408,6 +411,14 @@ def _findings(doc: Document, err) -> list[Finding]:
     if err.validator == "uniqueItems":
         return [doc.finding(path, "has the same entry twice", "remove the repeated entry")]
     return [doc.finding(path, err.message, f"expected {desc}" if desc else "see the schema in specs/schema/")]
+
+
+def _fraction_of(text: str) -> str:
+    """'10%' as the fraction 0.1 (a percentage of digits), else '0.1'."""
+    try:
+        return f"{float(text.strip().rstrip('%')) / 100:g}"
+    except ValueError:
+        return "0.1"
 
 
 def _article(t) -> str:
