@@ -123,7 +123,9 @@ def main(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
     typed = _as_typed(args.at)
     args.at = _at_items(args.at)
-    from genreport.errors import Finding, SpecError
+    import dataclasses
+
+    from genreport.errors import SpecError
 
     try:
         return _derive(args)
@@ -131,8 +133,7 @@ def main(argv: list[str]) -> int:
 
         def said(f):
             item = f.file.removeprefix("--at ")
-            return Finding(f"--at {typed[item]}", *[getattr(f, k) for k in ("line", "col", "path", "message", "hint",
-                                                                             "severity")]) \
+            return dataclasses.replace(f, file=f"--at {typed[item]}") \
                 if f.file.startswith("--at ") and typed.get(item, item) != item else f
 
         raise SpecError([said(f) for f in exc.findings]) from None

@@ -116,12 +116,18 @@ def engine_memory(args, reserve: float | None = None, step: dict | None = None) 
             raise err(f"--memory-reserve {text}", "must be a fraction from 0 to 0.9 (or 0% to 90%)",
                       "write e.g. 0.1 or 10%")
     def whole(option: str, text) -> int:
-        """A count as --context and --batch write it: digits, or with k / m (1,024 and 1,048,576); a word is bad input
-        (these took argparse's int alone: '8k' was an "invalid int value", review, stop 82)."""
-        m = re.fullmatch(r"\s*(-?[0-9]+)([kKmM]?)\s*", str(text))
-        if not m:
-            raise err(f"{option} {text}", "is not a whole number", "write e.g. 8192 or 8k (k = 1024)")
-        return int(m[1]) * {"": 1, "k": 1024, "m": 1024**2}[m[2].lower()]
+        """A count as --context and --batch write it (load.objects.tokens: digits, or with k / m), or digits alone for
+        0 and the negative ones the range check below refuses; a word is bad input (these took argparse's int alone:
+        '8k' was an "invalid int value", review, stop 82)."""
+        from genreport.load.objects import tokens
+
+        written = str(text).strip()
+        if re.fullmatch(r"-?[0-9]+", written):
+            return int(written)
+        try:
+            return tokens(written)
+        except ValueError:
+            raise err(f"{option} {text}", "is not a whole number", "write e.g. 8192 or 8k (k = 1024)") from None
 
     if args.max_batched_tokens is not None:
         n = whole("--max-batched-tokens", args.max_batched_tokens)

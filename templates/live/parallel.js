@@ -342,8 +342,17 @@ const GR_PARALLEL = (() => {
   /** [f_B, f_L] as [global layers, layers]: the busiest stage's (the most global of those with
    * ceil(L/pp) layers) and the last stage's share of global layers, or null where both are G / L
    * (stages.stage_shares). */
+  const SHARES = new WeakMap();  // model -> pp -> stageShares (at_batch asks at every point: stages.stage_shares is cached)
   function stageShares(m, pp) {
-    if (!(pp > 1)) return null;
+    const a = m.attention;
+    if (!(pp > 1) || !(a.sliding_window || a.chunk_size)) return null;  // one stage, or layers of one kind
+    if (!SHARES.has(m)) SHARES.set(m, new Map());
+    const seen = SHARES.get(m);
+    if (!seen.has(pp)) seen.set(pp, stageSharesOf(m, pp));
+    return seen.get(pp);
+  }
+
+  function stageSharesOf(m, pp) {
     const kinds = layerKinds(m), g = kinds.filter(k => k === 0).length, L = m.layers;
     if (g === 0 || g === L) return null;
     const sizes = stageLayers(L, pp), parts = stageParts(m, pp), top = Math.max.apply(null, sizes);
