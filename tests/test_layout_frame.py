@@ -92,7 +92,7 @@ def test_the_sliced_seed_ledgers_are_the_layout_formulas_of_one_gpu():
     """t_mem and t_comp of one GPU's slice equal formulas/parallel.py's per-GPU ledgers (one stage: m = 1).  The slice
     holds the redundant experts' replicas too (rho_x: its memory and capacity count them); a round reads each expert
     once, so the HBM ledgers agree without them."""
-    one_stage = {sym("n_PP"): 1, sym("n_St"): 1, sym("s_st"): 0}
+    one_stage = {sym("n_PP"): 1, sym("n_St"): 1, sym("s_st"): 0, sym("m_b"): 1}  # one stage: one micro-batch
     t_mem = layout.sliced(BY_ID["decode_time_memory"].expr()).subs(one_stage).subs(sym("rho_x"), 0)
     assert sp.simplify(t_mem - parallel.decode_time_memory_gpu().subs(one_stage).subs(sp.Min(1, sym("B")), 1)) == 0
     t_comp = layout.sliced(BY_ID["decode_time_compute"].expr())
@@ -108,7 +108,7 @@ def test_the_sliced_seed_ledgers_are_the_layout_formulas_of_one_gpu():
     # and with stages the busiest stage's ledgers are the slice's: its layers, the head on the last stage
     staged = {sym("n_St"): 2, sym("n_PP"): 2, sym("s_st"): 1}
     t_mem = layout.sliced(BY_ID["decode_time_memory"].expr()).subs(staged).subs(sym("rho_x"), 0)
-    assert sp.simplify(t_mem - parallel.decode_time_memory_gpu().subs(staged).subs(sp.Min(2, sym("B")), 1)) == 0
+    assert sp.simplify(t_mem - parallel.decode_time_memory_gpu().subs(staged).subs(sym("m_b"), 1)) == 0
 
 
 def test_the_printed_slice_definitions_are_the_expressions():
@@ -439,10 +439,12 @@ def test_every_page_states_the_layouts_numbers(model, hw, precision, tp, pp, ep,
         assert "No KV cache fits" not in text
     assert f"One GPU of {r.frame.gpus}" in text and "per replica" in text
     # a pipeline's round streams each GPU's slice once per micro-batch: the text says the formulas count it so
-    assert (f"With {pp} pipeline stages a round passes min(n" in text) == (pp > 1)
+    assert (f"With {pp} pipeline stages a round's B sequences pass each" in text) == (pp > 1)
+    # the bound's split into micro-batches, beside the engines' (parallel.fastest_schedule)
+    assert (f"into m b of 1 to min({pp}, B) micro-batches whose round is the least" in text) == (pp > 1)
     # and names the weights such a round streams apart from the slice N_g the table defines (N_s,g or N_r,g)
-    streams = (f"a round streams, in each of its min({pp}, B) micro-batches" if r.spec.model.moe is not None
-               else f"a round streams min({pp}, B) times the slice")
+    streams = ("a round streams, in each of its m b micro-batches" if r.spec.model.moe is not None
+               else "a round streams m b times the slice")
     assert (streams in text) == (pp > 1)
     # the printed formulas name one GPU's slice
     assert "N_{g}" in page

@@ -14,6 +14,7 @@ import pytest
 from genreport.formulas.compiled import load
 from genreport.load.loader import load_report
 from genreport.model.evaluate import evaluate
+from genreport.model.layout import fastest_schedule
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
@@ -133,6 +134,8 @@ def setups(draw, single: bool) -> dict:
         env.update(tau_c8=env["tau_c"], tau_cS=env["tau_c"], alpha_8TP=env["alpha_TP"], alpha_STP=env["alpha_TP"],
                    alpha_8oTP=env["alpha_oTP"], alpha_SoTP=env["alpha_oTP"], W_lTP=env["W_cTP"], W_loTP=env["W_coTP"],
                    tau_cSm=env["tau_c"], alpha_SmTP=env["alpha_TP"])
+    # the bound's micro-batches: the least round of m = 1 .. min(pp, B) (layout.fastest_schedule, as at_batch finds it)
+    env["m_b"] = float(fastest_schedule(env, pp))
     return env
 
 
@@ -189,12 +192,27 @@ def test_one_gpu_is_the_single_card_formula_exactly(env):
 def test_bound_below_serial_and_above_each_ledger(env):
     bound, serial = val("decode_time_bound", env), val("decode_time_serial", env)
     assert bound <= serial * (1 + 1e-12)
-    m = min(env["n_St"], env["B"])  # micro-batches in flight
+    m = env["m_b"]  # micro-batches of the bound's round (layout.fastest_schedule)
     walk = (env["n_PP"] - 1) / m  # busiest stages' worth a micro-batch walks besides the last, per m
     for ledger in ("decode_time_comm", "decode_time_memory_gpu", "decode_time_compute_gpu"):
         assert bound >= val(ledger, env) * (1 - 1e-12)  # every GPU does its round's work
         if ledger != "decode_time_comm":  # and no stage is faster than its compute or HBM traffic
             assert bound >= (walk + 1 / m) * val(ledger, env) * (1 - 1e-12)
+
+
+@SETTINGS
+@given(setups(single=False))
+def test_the_bound_takes_the_fastest_schedule(env):
+    """The round's bound is the least over every split of the B sequences into m = 1 .. min(pp, B) micro-batches
+    (each a schedule some engine could run), vLLM's m = min(pp, B) among them; never above the estimate, which runs
+    vLLM's."""
+    bound = val("decode_time_bound", env)
+    top = int(min(env["n_St"], env["B"]))
+    rounds = [val("decode_time_bound", dict(env, m_b=float(m))) for m in range(1, top + 1)]
+    assert bound == pytest.approx(min(rounds), rel=1e-12, abs=0.0)
+    assert 1 <= env["m_b"] <= top and float(env["m_b"]).is_integer()
+    if env["n_St"] == 1:
+        assert env["m_b"] == 1.0
 
 
 @SETTINGS

@@ -30,8 +30,8 @@ BATCHES, CONTEXTS = (1.0, 8.0, 64.0), (4096.0, 32768.0, 131072.0)
 TOL = 1e-9
 
 
-def _exact_stage_bytes(r, batch, context):
-    """Each stage's HBM bytes on one of its GPUs in a decode round at (batch, context): m streams of its weights
+def _exact_stage_bytes(r, batch, context, micro):
+    """Each stage's HBM bytes on one of its GPUs in a decode round at (batch, context): ``micro`` streams of its weights
     (the first stage's embedding is a lookup; the last holds the head), B sequences' cache of its own layers, and
     their activations."""
     m, pp = r.spec.model, r.spec.parallelism.pp
@@ -40,7 +40,6 @@ def _exact_stage_bytes(r, batch, context):
     e = arch.kv_elements_per_token_layer(m) * 2.0  # one cached position of one layer
     w = float(m.attention.sliding_window)
     a = float(r.envs["exact"].card["a"])
-    micro = min(pp, batch)
     out = []
     for i, (g, n_w, n_c) in enumerate(parts.kinds):
         assert n_c == 0
@@ -62,8 +61,8 @@ def test_each_hbm_ledger_is_a_real_stages_and_the_walk_the_real_one(tmp_path, mo
     for batch in BATCHES:
         for context in CONTEXTS:
             v = point_values(r.spec, "exact", "decode_time_memory_gpu", batch, context)
-            real = _exact_stage_bytes(r, batch, context)
-            micro = min(pp, batch)
+            micro = float(v["m_b"])  # the bound's micro-batches at this point (layout.fastest_schedule)
+            real = _exact_stage_bytes(r, batch, context, micro)
             head = micro * m.vocab_size * m.hidden_size * 2.0
             norm = micro * m.hidden_size * 2.0  # the final norm: a mean layer carries its share, the last stage all
             at = lambda k, v=v: float(q["decode_time_memory_gpu"](dict(v, kappa_B=k))) * W  # noqa: E731
@@ -107,7 +106,8 @@ def test_gemma3_1b_at_pp4_takes_the_stage_of_seven_layers_with_one_global():
     q, W = load(), r.spec.hardware.bandwidth
     v = point_values(r.spec, "exact", "decode_time_memory_gpu", 64.0, 131072.0)
     x = float(q["decode_time_memory_gpu"](v)) * W
-    real = _exact_stage_bytes(r, 64.0, 131072.0)
+    assert v["m_b"] == 4.0  # at 128k the cache dominates: one micro-batch a stage, as vLLM runs it
+    real = _exact_stage_bytes(r, 64.0, 131072.0, 4.0)
     assert x == pytest.approx(real[1] + 4 * 7 / 26 * 1152 * 2, rel=1e-12)  # and 7/26 of the final norm, 4 streams
     # the mean layers' claim: 7 x 4/26 global layers' cache on the stage, where it holds one
     e = arch.kv_elements_per_token_layer(m) * 2.0
@@ -135,3 +135,30 @@ def test_the_share_is_linear_in_a_mean_over_contexts():
         float(np.mean(s)) * stages.at_share(m, share, float(np.mean(s * c)) / float(np.mean(s)), full), rel=1e-12)
     assert stages.at_share(m, share, full, full) == full  # a context within the window: unchanged
     assert math.isclose(stages.at_share(m, None, 3.0, 5.0), 3.0)
+
+
+def test_the_bound_takes_the_fastest_split_into_micro_batches(tmp_path):
+    """vLLM runs a round of B sequences over pp stages as min(pp, B) micro-batches, each streaming every GPU's weights
+    and the last stage's head once; fewer, larger micro-batches stream less and walk the stages in turn.  Gemma 3 1B
+    at tp 1 x pp 4, batch 8, 512 tokens: its 262,144 x 1,152 head (604 MB in bf16) streamed four times made the bound
+    1.11 ms, where two micro-batches need 0.61 ms (a review, stop 82).  The bound is the least over m = 1 .. 4
+    (formulas.parallel.fastest_schedule); the serial estimate keeps vLLM's four and stays above it."""
+    r = evaluate(_spec(tmp_path, "gemma-3-1b", 4, contexts="512, 32k"))
+    q = load()
+    v = point_values(r.spec, "exact", "decode_time_bound", 8.0, 512.0)
+    rounds = [float(q["decode_time_bound"](dict(v, m_b=float(m)))) for m in (1, 2, 3, 4)]
+    assert v["m_b"] == 2.0 and float(q["decode_time_bound"](v)) == min(rounds)
+    assert rounds[3] == pytest.approx(1.113e-3, rel=1e-3) and min(rounds) == pytest.approx(0.613e-3, rel=1e-3)
+    # the slice's HBM ledger (chapter 1) is the layout's at the same schedule: m_b streams of the slice
+    assert value_at(r, "decode_time_memory", 8, 512) == pytest.approx(value_at(r, "decode_time_memory_gpu", 8, 512),
+                                                                        rel=1e-12)
+    assert value_at(r, "decode_time_serial", 8, 512) > value_at(r, "decode_time_bound", 8, 512)
+    # at batch 1 there is one micro-batch whatever the engine; the longer the context, the more the caches (read once
+    # however the round is split) outweigh the weights (read once a micro-batch), and the more micro-batches pay
+    assert point_values(r.spec, "exact", "decode_time_bound", 1.0, 512.0)["m_b"] == 1.0
+    assert [float(point_values(r.spec, "exact", "decode_time_bound", 64.0, s)["m_b"])
+            for s in (512.0, 32768.0, 131072.0)] == [2.0, 3.0, 4.0]
+
+
+def value_at(r, qid, batch, context):
+    return next(e.value for e in r.entries if e.id == qid + "_exact" and e.params == {"batch": batch, "context": context})

@@ -523,7 +523,7 @@ def _numbers(args, accounting: str | None, qid: str, spec=None) -> Numbers:
     from genreport.formulas.memory import TRAINING_RECIPES, recipe_bytes_per_param
     from genreport.formulas.quantities import BY_ID
     from genreport.load.loader import load_report, tokens
-    from genreport.model.evaluate import spec_env
+    from genreport.model.layout import report_env
 
     # a speculative verify round: the serving chapter's, at its point (its last row's batch, a request's last
     # context); a request's decode rounds summed: its end to end less its TTFT, at its last row's batch
@@ -532,7 +532,7 @@ def _numbers(args, accounting: str | None, qid: str, spec=None) -> Numbers:
     if spec is None:
         spec = load_report(Path(args.spec), overrides=tuple(getattr(args, "overrides", ()) or ()))
     acc = accounting or spec.accounting
-    env_obj = spec_env(spec, acc)
+    env_obj = report_env(spec, acc)
     needed = set(BY_ID[qid].params)
     for item in args.at:
         for word in item.replace("*", " ").replace("/", " ").replace("=", " ").split():
@@ -786,6 +786,7 @@ def _numbers(args, accounting: str | None, qid: str, spec=None) -> Numbers:
     if pool_note:
         nums.note = pool_note
     nums.bounded = _bounded_note(spec.model, env_obj, dict(values, **note_at) if note_at else values)
+    nums.schedule = _schedule_note(qid, env_obj, values)
     a = spec.model.attention
     if qid == "kv_bytes_per_token" and a.kind == "mla":
         layers = float(np.ravel(values["L"])[0])
@@ -824,6 +825,24 @@ def _window_reach_note(spec, env_obj, values: dict) -> str:
              f"one sequence can reach {reach:,.0f} tokens" + (f", past the model's {most:,}" if most and reach > most
                                                              else ""))
     return f"c counts every layer caching every token; the {local} layers keep only their window, so {holds}"
+
+
+def _schedule_note(qid: str, env_obj, values: dict) -> str:
+    """Which micro-batches the point's m_b is, where ``qid``'s formula takes them (a round of the strict bound on
+    pipeline stages: formulas.parallel.fastest_schedule); "" elsewhere."""
+    from genreport.formulas.compiled import load
+
+    pp = env_obj.cut.pp
+    c = load().get(qid)
+    if pp <= 1 or c is None or "m_b" not in c.fn_args or "B" not in values:
+        return ""
+    m, b = float(np.ravel(values["m_b"])[0]), float(np.ravel(values["B"])[0])
+    if not np.isfinite(m):
+        return ""
+    top = min(pp, b)
+    return (f"m_b = {m:g}: of the splits of the B = {b:g} sequences into 1 to {top:g} micro-batches, the one whose round "
+            f"is the least (each micro-batch streams every GPU's weights once and walks the {pp} stages); vLLM and "
+            f"TensorRT-LLM run min(pp, B) = {top:g}, the serial estimate's (parallel.fastest_schedule)")
 
 
 def _bounded_note(model, env_obj, values: dict) -> str:
@@ -1137,7 +1156,8 @@ def _numbers_header(nums: Numbers, expr, qid: str) -> list[str]:
         if streamed_note:
             lines.append(streamed_note)
     # the windows' line describes the point's d_h and c: not one that --at set
-    notes = [nums.note, "" if {"d_h", "c"} & nums.overridden else nums.bounded]
+    notes = [nums.note, "" if {"d_h", "c"} & nums.overridden else nums.bounded,
+             "" if "m_b" in nums.overridden else nums.schedule]
     if note := "; ".join(n for n in notes if n):
         lines.append(f"  ({note})")
     return lines

@@ -25,6 +25,7 @@ class Numbers:
     point: str = ""  # where the point comes from, when not the command line's or the workloads' first
     note: str = ""  # a line after the inputs: what an input stands for where it is not its glossary meaning
     bounded: str = ""  # the same for d_h and c of windowed or chunked layers at the point (derive._bounded_note)
+    schedule: str = ""  # the bound's micro-batches m_b at the point, where the formula takes them (derive._schedule_note)
     held: float | None = None  # weight bytes a GPU holds, where a step at the point reads other (N b)
     whole: bool = False  # a layout quantity: its inputs are the whole model's (N, L, c), which its formula divides
     unsliced: frozenset = frozenset()  # inputs set to the whole model's value at a layout: printed without _g

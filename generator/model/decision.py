@@ -11,8 +11,8 @@ import math
 
 import numpy as np
 from genreport.load.spec import layout_words
-from genreport.model.env import make_env, spec_env
-from genreport.model.layout import prompt_rate
+from genreport.model.env import make_env
+from genreport.model.layout import prompt_rate, report_env
 from genreport.model.values import physical
 
 
@@ -299,7 +299,7 @@ def _batch_rate(r, batch: float, context) -> float:
     page-1 decode row states."""
     if r.parallel is not None and r.lead in r.parallel.decode:
         return batch / _lever_bound(r, batch, context)
-    env = spec_env(r.spec).at(batch=float(batch), context=float(context))
+    env = report_env(r.spec).at(batch=float(batch), context=float(context))
     return float(np.asarray(r.q["decode_tokens_per_s"](env)))
 
 
@@ -311,7 +311,7 @@ def _compute_binds(r, batch: float, context) -> bool:
 
         led = decode_ledgers_at(r.spec, r.lead, float(batch), float(context))
         return led["compute"] >= max(led["bandwidth"], led["interconnect"])
-    env = spec_env(r.spec).at(batch=float(batch), context=float(context))
+    env = report_env(r.spec).at(batch=float(batch), context=float(context))
     return float(np.asarray(r.q["decode_time_compute"](env))) >= float(np.asarray(r.q["decode_time_memory"](env)))
 
 

@@ -259,6 +259,9 @@ class Env:
     precision: Precision | None = None
     # f_B: the busiest stage's share of global layers, which one GPU of a layout's time takes (stages.time_share; None: G / L)
     share: float | None = None
+    # m_b at (batch, context): the micro-batches of the layout's bound at that point (layout.SliceSchedule, set by
+    # layout.report_env on a pipeline); None: vLLM's min(pp, B)
+    schedule: object = None
 
     def one_card(self) -> Env:
         """The same inputs on one card holding the whole model."""
@@ -334,7 +337,7 @@ class Env:
             if arch.bounded_layers(self.model):  # windowed / chunked layers attend to fewer: 4 L H_q d_h S overcounts
                 env["d_h"] = env["d_h"] * at_share(self.model, share, arch.attended_fraction(self.model, s), 1.0)
         if batch is not None:
-            self._at_batch(env, batch)
+            self._at_batch(env, batch, context)
         elif stream is not None and stream != 1:
             env["N"] = env["N"] * stream
             env["N_e"] = env["N_e"] * stream
@@ -348,9 +351,11 @@ class Env:
             env["d_h"] = prefill_head_dim(self.model, env["d_h"], env["T"], self.share)
         return env
 
-    def _at_batch(self, env: dict, batch) -> None:
+    def _at_batch(self, env: dict, batch, context=None) -> None:
         """:meth:`at`'s batch: B, and the N, N_e and b a step of ``batch`` sequences reads, set in ``env`` (which
-        holds the GPU's values of N, N_e and b as float64)."""
+        holds the GPU's values of N, N_e and b as float64).  With stages each micro-batch streams the slice again: m
+        the layout bound's micro-batches at (batch, ``context``) where the Env knows them (:attr:`schedule`), so that
+        the slice's ledgers are the layout's (formulas.parallel.fastest_schedule), else vLLM's min(pp, B)."""
         cut = self.cut
         bt = np.asarray(batch, dtype=float)
         env["B"] = bt
@@ -359,8 +364,9 @@ class Env:
             self._set_read(env, micro)
         elif self.per_class:
             env["b"] = np.float64(self.read_b())
-        if cut.pp > 1:  # each micro-batch streams the slice again: m = min(n_PP, B)
-            m = np.minimum(float(cut.pp), bt)
+        if cut.pp > 1:  # each micro-batch streams the slice again: m of the bound's schedule, else min(n_PP, B)
+            m = (np.minimum(float(cut.pp), bt) if self.schedule is None or context is None
+                 else self.schedule(bt, context))
             env["N"] = env["N"] * m
             env["N_e"] = env["N_e"] * m
 
@@ -615,5 +621,6 @@ def make_env(hw: Hardware, model: Model, precision, accounting: str, activation_
 
 def spec_env(spec, accounting: str | None = None, layout: bool = True) -> Env:
     """The inputs of a report spec in one accounting (the spec's own by default), at its layout."""
-    return make_env(spec.hardware, spec.model, spec.precision, accounting or spec.accounting,
-                    spec.workloads.activation_bytes, spec.parallelism if layout else None)
+    env = make_env(spec.hardware, spec.model, spec.precision, accounting or spec.accounting,
+                   spec.workloads.activation_bytes, spec.parallelism if layout else None)
+    return env

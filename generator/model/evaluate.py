@@ -57,7 +57,7 @@ ONE_CARD_SCALARS = ("weight_bytes", "weight_stream_time", "kv_capacity_tokens")
 
 def _evaluate(spec: ReportSpec) -> Results:
     q = load()
-    envs = {acc: spec_env(spec, acc) for acc in ACCOUNTINGS}  # one GPU of the spec's layout
+    envs = {acc: layout.report_env(spec, acc) for acc in ACCOUNTINGS}  # one GPU of the spec's layout
     w = spec.workloads
     batch = np.asarray(w.decode_batch, dtype=float)
     ctx = np.asarray(w.decode_context, dtype=float)

@@ -38,6 +38,7 @@ from genreport.model.env import (
     Env,
     pipeline_split,
     prefill_head_dim,
+    spec_env,
     usable_at,
     weight_bytes_of,
     weight_efficiency,
@@ -283,6 +284,8 @@ def layout_values(base: dict[str, float], model: Model, par: Parallelism, links:
               "s_st": 1.0 if par.pp > 1 else 0.0,  # the output head is the last stage's (parallel.at_last_stage)
               # each stage's attention over mean layers' (parallel.at_stage): at_batch and at_prompt give a point's
               "kappa_B": 1.0, "kappa_L": 1.0,
+              # the bound's micro-batches (parallel.fastest_schedule): at_batch finds a round's
+              "m_b": 1.0 if par.pp == 1 else float("nan"),
               "n_EP": float(par.ep), "n_DP": float(par.dp),
               "N_x": float(pc.experts_routed) * _declared_per_routed(v, pc, accounting), "L_x": float(pc.moe_layers),
               "k_e": float(model.moe.active_experts) if model.moe else 0.0,
@@ -404,7 +407,8 @@ def _declared_per_routed(values: dict, pc: arch.ParameterCount, accounting: str)
     return (values["N"] - values["N_a"]) / spare if spare else 0.0
 
 
-def at_batch(values: dict, env: Env, batch, busiest: bool = True, per_sequence: float = 1.0) -> dict:
+def at_batch(values: dict, env: Env, batch, busiest: bool = True, per_sequence: float = 1.0,
+             bound: str | None = "decode_time_bound") -> dict:
     """The layout formulas' values at batch B: for MoE, the whole model's N and N_x that one micro-batch
     (B / min(pp, B) sequences, ``per_sequence`` tokens each: a verify round's n_v) reads, as ``Env.read`` counts them
     for ``env``'s layout (an expert group wider than a replica reads the experts of all its replicas' tokens).  A
@@ -412,7 +416,9 @@ def at_batch(values: dict, env: Env, batch, busiest: bool = True, per_sequence: 
     ``busiest=False`` leaves u_x at 1: only the estimate's busiest-GPU ledger reads it, and its expected maximum is
     costly to count at many batches.  With stages whose global layers fall unevenly, kappa_B and kappa_L: the busiest
     and the last stage's attention over mean layers' at the point's c (stages.kappas: Gemma 3 1B at pp 4, 1 global
-    layer in 7 and in 6 where the model's is 4 in 26), c and d_h staying the mean layer's for the walk."""
+    layer in 7 and in 6 where the model's is 4 in 26), c and d_h staying the mean layer's for the walk.  m_b: the
+    micro-batches whose round of ``bound`` (decode_time_bound, request_decode_time_bound or verify_time_bound, the
+    quantity these values are for) is the least (:func:`fastest_schedule`)."""
     out = dict(values)
     bt = np.asarray(batch, dtype=float)
     out["B"] = bt
@@ -424,7 +430,27 @@ def at_batch(values: dict, env: Env, batch, busiest: bool = True, per_sequence: 
         out["u_x"] = env.busiest(micro) if busiest else np.ones(np.shape(micro))
     if env.per_class:  # b: the mean bytes per weight of what the GPU reads at this batch
         out["b"] = env.read_b(out["N"], out["N_x"]) if env.model.moe is not None else env.read_b()
+    if bound is not None:  # None: the caller adds what the bound needs (a verify round's n_v), then finds m_b
+        out["m_b"] = fastest_schedule(out, env.cut.pp, bound)
     return out
+
+
+def fastest_schedule(values: dict, stages: int, bound: str = "decode_time_bound"):
+    """m_b at ``values`` (an :func:`at_batch` point, B an array or a number): of the splits of the B sequences into
+    m = 1 .. min(pp, B) micro-batches, the one whose round of the strict bound ``bound`` is the least, the fewest where
+    two tie (formulas.parallel.fastest_schedule).  Every m is evaluated at once, on an axis of its own in front of the
+    point's.  An MoE's weights stay those of vLLM's micro-batch of B / min(pp, B) sequences (at_batch's N, N_x):
+    fewer micro-batches are larger and touch at least as many experts each, so the round is not over-counted."""
+    bt = np.asarray(values["B"], dtype=float)
+    top = int(min(stages, np.nanmax(bt))) if stages > 1 and bt.size else 1
+    if top <= 1:
+        return np.ones_like(bt) if bt.ndim else np.float64(1.0)
+    nd = max((np.ndim(x) for x in values.values() if isinstance(x, (np.ndarray, np.generic, float, int))), default=0)
+    ms = np.arange(1.0, top + 1.0).reshape((top,) + (1,) * nd)
+    t = np.asarray(load()[bound](dict(values, m_b=np.minimum(ms, bt))), dtype=float)
+    t = np.broadcast_to(t, np.broadcast_shapes(t.shape, ms.shape))
+    best = np.minimum(np.argmin(np.where(np.isnan(t), np.inf, t), axis=0) + 1.0, bt)
+    return best if best.ndim else np.float64(best)
 
 
 def at_prompt(values: dict, env: Env, tokens, fewest: bool = False, steady: bool = False) -> dict:
@@ -452,6 +478,42 @@ def at_prompt(values: dict, env: Env, tokens, fewest: bool = False, steady: bool
         if np.ndim(out[k]) == 0:
             out[k] = np.float64(out[k])
     return out
+
+
+def report_env(spec, accounting: str | None = None) -> Env:
+    """One GPU of a report spec's layout (env.spec_env) whose slice streams its weights once per micro-batch of the
+    layout bound's schedule (:class:`SliceSchedule`): the Env the report's chapters, derive and page 1 evaluate."""
+    env = spec_env(spec, accounting)
+    if spec.parallelism is not None and spec.parallelism.pp > 1:
+        env.schedule = SliceSchedule(spec, env)
+    return env
+
+
+class SliceSchedule:
+    """m_b of a spec's layout at (batch, context), for the slice Env of its pipeline (Env.schedule): chapters 1-6 state
+    one GPU's ledgers with the slice streamed once a micro-batch, and those must be the layout bound's own
+    (:func:`fastest_schedule`), not vLLM's min(pp, B), so that the slice and the layout state one number.  A picklable
+    callable (results are), remembering the points it was asked."""
+
+    def __init__(self, spec, env: Env):
+        self.spec, self.env, self.memo = spec, env, {}
+
+    def __call__(self, batch, context):
+        bt, s = np.asarray(batch, dtype=float), np.asarray(context, dtype=float)
+        key = (bt.shape, bt.tobytes(), s.shape, s.tobytes())
+        if key not in self.memo:
+            spec, at_layout = self.spec, self.env
+            if "base" not in self.memo:
+                one = at_layout.one_card()
+                links, _ = choose_links(spec.hardware, spec.parallelism)
+                recipe = spec.workloads.recipes[0] if spec.workloads.recipes else "bf16-grads"
+                self.memo["base"] = layout_values(one.values, spec.model, spec.parallelism, links, spec.precision,
+                                                  at_layout.accounting, one.pc, recipe, spec.hardware.kernels,
+                                                  spec.hardware)
+            g = at_layout.one_card().at(batch=bt, context=s)
+            v = at_batch(dict(self.memo["base"], S=g["S"], c=g["c"], d_h=g["d_h"]), at_layout, bt)
+            self.memo[key] = np.asarray(v["m_b"], dtype=float)
+        return self.memo[key]
 
 
 def prompt_group(env: Env) -> float:
@@ -655,11 +717,10 @@ def point_base(spec, accounting: str, recipe: str | None = None) -> tuple[dict, 
     """(the layout formulas' values of ``spec``'s whole model at its layout, the layout's Env, the one-card Env):
     what :func:`point_values` and ``serving.round_point_values`` evaluate a point from."""
     from genreport.load.spec import Parallelism
-    from genreport.model.env import spec_env
 
     par = spec.parallelism or Parallelism()  # one GPU: the layout formulas at tp = pp = 1
     links, _ = choose_links(spec.hardware, par)
-    at_layout = spec_env(spec, accounting)
+    at_layout = report_env(spec, accounting)
     env = at_layout.one_card()
     recipe = recipe or (spec.workloads.recipes[0] if spec.workloads.recipes else "bf16-grads")
     base = layout_values(env.values, spec.model, par, links, spec.precision, accounting, env.pc, recipe,

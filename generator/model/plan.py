@@ -664,7 +664,7 @@ def _plan_one(q, env, model, hw, prec, name, par, ctx, batches, latency, account
                d_h=np.float64(mean[2]))
     dec_qid = "request_decode_time_bound" if estimate == "bound" else "request_decode_time_serial"
     if speculative is not None:  # serving.speculative_request: TPOT at the last context's speed-up, rates the mean's
-        rv_all = at_batch(req, lay, batches, busiest=serial)
+        rv_all = at_batch(req, lay, batches, busiest=serial, bound="request_decode_time_bound")
         # dec_all: q[dec_qid](rv_all) at every batch; sr: serving.speculative_request, both counted by _run_rows
         dec_all, sr = yield rv_all, (env, lay, cv, rv_all, shape.prompt + shape.output / 2, batches, t_use,
                                      shape.output, speculative, read)
@@ -730,7 +730,7 @@ def _plan_one(q, env, model, hw, prec, name, par, ctx, batches, latency, account
     # the request: its output - 1 decode rounds in closed form at the chosen batch (serving.py)
     spec_fields = {}
     if speculative is None:
-        dec = float(q[dec_qid](at_batch(req, lay, float(b), busiest=serial)))
+        dec = float(q[dec_qid](at_batch(req, lay, float(b), busiest=serial, bound="request_decode_time_bound")))
         per_user = (shape.output - 1) / dec if shape.output > 1 and dec > 0 else 1.0 / t
     else:
         on = bool(spec_on[i])
@@ -765,7 +765,8 @@ def _plan_one(q, env, model, hw, prec, name, par, ctx, batches, latency, account
         if speculative is not None:
             mean_round = np.where(spec_on, 1.0 / sr["tokens_per_s_user"], dec_all / rounds)
         else:
-            mean_round = np.asarray(q[dec_qid](at_batch(req, lay, batches, busiest=serial)), dtype=float) / rounds
+            mean_round = np.asarray(q[dec_qid](at_batch(req, lay, batches, busiest=serial,
+                                                        bound="request_decode_time_bound")), dtype=float) / rounds
         mean_round = mean_round * np.ones_like(batches)
         # a decode pool's replica runs the batch its TPOT allows without prompts to prefill (compute_batch binds the
         # one pool's, not its); else the row's batch and mean round (1 / its tok/s per user)
@@ -1043,7 +1044,7 @@ def spec_values(spec, accounting: str, batch=None) -> dict[str, float]:
     values = layout_values(env.values, spec.model, par, links, spec.precision, accounting, env.pc, recipe,
                            spec.hardware.kernels, spec.hardware)
     if batch is not None:
-        values = at_batch(values, env.with_layout(par), float(batch))
+        values = at_batch(values, env.with_layout(par), float(batch), bound=None)  # m_b: at the point's context
     return {k: float(np.ravel(v)[0]) for k, v in values.items() if k not in env.values and k != "B"} | (
         {"N_x": float(np.ravel(values["N_x"])[0])})
 

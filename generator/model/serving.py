@@ -30,7 +30,7 @@ from genreport.formulas.architecture import attended_positions, bounded_layers, 
 from genreport.formulas.compiled import load
 from genreport.load.spec import Hardware, Model, Parallelism, Precision
 from genreport.model.env import make_env
-from genreport.model.layout import at_batch, at_prompt, held_at, layout_base, occupancy, prompt_rate
+from genreport.model.layout import at_batch, at_prompt, fastest_schedule, held_at, layout_base, occupancy, prompt_rate
 from genreport.model.stacked import over
 
 
@@ -416,7 +416,7 @@ def _requests_values(model: Model, hw: Hardware, precision: Precision, items, pr
                  for par, _, _ in items]
         vs = [at_batch(part["read"], part["lay"], batch, busiest=serial)  # the step reads; cv holds
               for part, (_, batch, _) in zip(parts, items, strict=True)]
-        rvs = [at_batch(part["req"], part["lay"], batch, busiest=serial)
+        rvs = [at_batch(part["req"], part["lay"], batch, busiest=serial, bound="request_decode_time_bound")
                for part, (_, batch, _) in zip(parts, items, strict=True)]
         nans = [np.full(np.shape(batch), math.nan) for _, batch, _ in items]
         tpot_b = over(q["decode_time_bound"], vs)
@@ -538,8 +538,11 @@ def _rounds_many(q, items, serial) -> list[dict[str, np.ndarray]]:
     for lay, values, batches, _, spec, _ in items:
         k = spec[0]
         n = spec[3] if len(spec) > 3 else k + 1
-        toks = at_batch(values, lay, batches, busiest=serial, per_sequence=n)  # the experts the n B tokens touch
-        vs.append(dict(toks, B=np.asarray(batches, dtype=float), k_d=np.float64(k), n_v=np.float64(n)))
+        toks = at_batch(values, lay, batches, busiest=serial, per_sequence=n, bound=None)  # the experts n B tokens touch
+        v = dict(toks, B=np.asarray(batches, dtype=float), k_d=np.float64(k), n_v=np.float64(n))
+        if not serial:  # the verify round's own fastest schedule (layout.fastest_schedule)
+            v["m_b"] = fastest_schedule(v, lay.cut.pp, "verify_time_bound")
+        vs.append(v)
     t_vs = [np.asarray(t, dtype=float) * np.ones_like(it[2]) for t, it in
             zip(over(q["verify_time_serial" if serial else "verify_time_bound"], vs), items, strict=True)]
     t_ds = [np.asarray(draft_time(q, spec[2], spec[0], values, batches, t_plain), dtype=float) * np.ones_like(batches)
@@ -664,12 +667,14 @@ def round_point_values(spec, accounting: str, qid: str, batch, context=None, tok
         prompt = int(tokens) if tokens is not None else sv.prompt
         _, c_bar, d_bar = _mean_context_values(env, prompt, sv.output)  # the rounds' mean c and d_h, what they read
         rv = dict(base, T=np.float64(prompt), T_o=np.float64(sv.output), c=np.float64(c_bar), d_h=np.float64(d_bar))
-        return at_batch(rv, at_layout, float(batch), busiest=serial)
+        return at_batch(rv, at_layout, float(batch), busiest=serial, bound="request_decode_time_bound")
     sp = sv.speculative
     if sp is None:
         return None
     g = env.at(context=float(context))
     read = dict(base, S=np.float64(context), c=_read_c(env, float(context)), d_h=np.float64(np.ravel(g["d_h"])[0]))
     n_v = float(sp.verified)  # the verify round runs n_v tokens of each sequence: the experts n_v B tokens touch
-    toks = at_batch(read, at_layout, float(batch), busiest=serial, per_sequence=n_v)
-    return dict(toks, B=np.float64(batch), k_d=np.float64(sp.draft_tokens), n_v=np.float64(n_v))
+    toks = at_batch(read, at_layout, float(batch), busiest=serial, per_sequence=n_v, bound=None)
+    v = dict(toks, B=np.float64(batch), k_d=np.float64(sp.draft_tokens), n_v=np.float64(n_v))
+    v["m_b"] = fastest_schedule(v, at_layout.cut.pp, "verify_time_bound")  # the verify round's own schedule
+    return v

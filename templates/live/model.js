@@ -337,6 +337,23 @@ const GR_MODEL = (function () {
     const cut = GR_PARALLEL.layoutSlice(m, inp.parallelism);  // one GPU of the layout (parallel.js)
     const env = envOf(GR_PARALLEL.sliceValues(card, cut, pc, accounting, m, wb), card, cut, m, accounting, pc, wb,
       GR_PARALLEL.timeShare(m, cut.pp));
+    if (cut.pp > 1) {  // the slice's micro-batches at (batch, context): the layout bound's m_b (layout.SliceSchedule)
+      const memo = new Map(), par = inp.parallelism;
+      let base = null;
+      env.schedule = function (b, s) {
+        const key = b + "|" + s;
+        if (!memo.has(key)) {
+          const P = GR_PARALLEL, one = this.oneCard(), w = inp.workloads;
+          if (base === null) {
+            base = P.layoutValues(one, inp, par, P.chooseLinks(inp.hardware, par)[0], t,
+              w.recipes.length ? w.recipes[0] : "bf16-grads");
+          }
+          const g = one.at(b, s);
+          memo.set(key, P.atBatch(Object.assign({}, base, {S: g.S, c: g.c, d_h: g.d_h}), this, b).m_b);
+        }
+        return memo.get(key);
+      };
+    }
     if (cut.pp > 1) {  // the memory held on the stage that holds the fewest tokens (Env.held)
       env.held = function (context) {
         const e = this.at(null, context === undefined ? null : context);
@@ -441,8 +458,8 @@ const GR_MODEL = (function () {
       } else if (env.perClass) {
         e.b = readB(env);
       }
-      if (cut.pp > 1) {  // each micro-batch streams the slice again: m = min(n_PP, B)
-        const mb = Math.min(cut.pp, batch);
+      if (cut.pp > 1) {  // each micro-batch streams the slice again: the bound's m_b where known, else min(n_PP, B)
+        const mb = env.schedule && context != null ? env.schedule(batch, context) : Math.min(cut.pp, batch);
         e.N = e.N * mb;
         e.N_e = e.N_e * mb;
       }

@@ -163,7 +163,7 @@ const GR_PARALLEL = (() => {
       s_kv: m.attention.kind === "mla" ? 1.0 : Math.min(par.tp, m.kv_heads), k_w: split[0], k_g: split[1], k_o: split[2],
       u_x: 1.0, m_P: 1.0, rho_x: m.moe ? (par.redundant_experts || 0) / m.moe.experts : 0.0, n_PW: 1.0, n_PK: 1.0,
       n_PT: trainingSplit(m, par.pp || 1), s_st: (par.pp || 1) > 1 ? 1.0 : 0.0,
-      kappa_B: 1.0, kappa_L: 1.0});  // each stage's attention over mean layers' (at_batch, at_prompt give a point's)
+      kappa_B: 1.0, kappa_L: 1.0, m_b: (par.pp || 1) > 1 ? NaN : 1.0});  // each stage's attention over mean layers' (at_batch, at_prompt give a point's)
     if ((par.pp || 1) > 1) Object.assign(v, stageValues(inp, t, par, null));  // the stage that holds the fewest tokens
     if (env.perClass) {  // b: the mean bytes per weight of the slice one GPU holds
       const keep = 1.0 - (1.0 + v.rho_x) * par.tp / Math.max(par.tp, par.ep);  // held: replicas and all
@@ -223,7 +223,30 @@ const GR_PARALLEL = (() => {
   /** Values at batch B: for MoE, the whole model's N and N_x one micro-batch (B / min(pp, B) sequences, perSeq
    * tokens each: a verify round's n_v, not split between micro-batches) reads, as GR_MODEL.readAt counts them for the
    * layout's env (at_batch). */
-  function atBatch(values, env, b, bound, perSeq) {  // bound: u_x 1 (at_batch(busiest=False): only the estimate reads it)
+  // bound: u_x 1 (at_batch(busiest=False): only the estimate reads it); qid: the bound whose fastest schedule m_b is
+  // (at_batch's bound: "decode_time_bound" unless named, null to leave it to the caller)
+  function atBatch(values, env, b, bound, perSeq, qid) {
+    const out = atBatchReads(values, env, b, bound, perSeq), q = qid === undefined ? "decode_time_bound" : qid;
+    if (q !== null) out.m_b = fastestSchedule(out, env.cut.pp, q);
+    return out;
+  }
+
+  /** m_b (layout.fastest_schedule): of the splits of the B sequences into m = 1 .. min(pp, B) micro-batches, the one
+   * whose round of the strict bound ``qid`` is the least, the fewest where two tie. */
+  function fastestSchedule(v, stages, qid) {
+    const top = Math.trunc(Math.min(stages, v.B));
+    let best = 1.0, least = Infinity;
+    for (let m = 1; m <= top; m++) {
+      const t = call(qid, Object.assign({}, v, {m_b: Math.min(m, v.B)}));
+      if (t < least) {
+        least = t;
+        best = m;
+      }
+    }
+    return Math.min(best, v.B);
+  }
+
+  function atBatchReads(values, env, b, bound, perSeq) {
     const out = Object.assign({}, values, {B: b});
     if ("c" in values) {  // each stage's attention over mean layers' at the point's c (layout.at_batch)
       const k = kappas(env.model, env.cut.pp, values.c, env.card.c);
@@ -763,5 +786,6 @@ const GR_PARALLEL = (() => {
     roundBound: roundBound, roundLedgers: roundLedgers, prefillBound: prefillBound, promptCapacity: promptCapacity,
     layoutSlice: layoutSlice, sliceValues: sliceValues, oneCard: oneCard, replicaRates: replicaRates,
     busiestRedundant: busiestRedundant, stageValues: stageValues, heldAt: heldAt, stageHead: stageHead,
-    timeShare: timeShare, stageShares: stageShares, shareWords: shareWords, atShare: atShare, kappas: kappas};
+    timeShare: timeShare, stageShares: stageShares, shareWords: shareWords, atShare: atShare, kappas: kappas,
+    fastestSchedule: fastestSchedule};
 })();

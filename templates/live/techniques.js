@@ -147,6 +147,7 @@ const GR_SERVING = (() => {
     const base = P.layoutValues(env, inp, par, P.chooseLinks(hw, par)[0], t, "bf16-grads");
     const gpus = par.tp * par.pp, dp = par.dp || 1, price = hw.price_per_hour;
     const at = (v, b) => P.atBatch(v, lay, b, true);
+    const atRequest = (v, b) => P.atBatch(v, lay, b, true, 1.0, "request_decode_time_bound");  // its own schedule
     const last = sv.prompt + sv.output - 1, mean = sv.prompt + sv.output / 2.0;
     const tc = M.roundContext(m, sv.prompt, sv.output);  // the slowest round's context: the TPOT's
     const g = env.at(null, last), cv = Object.assign(P.heldAt(base, inp, t, par, last, g.c), {d_h: g.d_h});
@@ -186,7 +187,7 @@ const GR_SERVING = (() => {
           usd_per_mtok_out: usd(price, perGpu), joules_per_token: power && perGpu > 0 ? power / perGpu : null};
       };
       const v = P.atBatch(read, lay, b), w = P.atBatch(rv, lay, b);
-      return {label: label, batch: b, bound: one(ttft, busy, tpotAt(b), call("request_decode_time_bound", at(rv, b))),
+      return {label: label, batch: b, bound: one(ttft, busy, tpotAt(b), call("request_decode_time_bound", atRequest(rv, b))),
         serial: one(ttftSerial, busySerial, call("decode_time_serial", v), call("request_decode_time_serial", w))};
     }
     // batch 1 per replica (serving_report.alone_label): one request on each replica of a wider expert group
@@ -299,7 +300,9 @@ const GR_SERVING = (() => {
       // t_d: a draft's k passes at each batch at the values' context (serving.draft_time), else draft_cost of the plain
       const tD = (b, s, plain) => draft ? draftTime(draft, k, b, s, base.n_TP, base.n_St) : sp.draft_cost * plain;
       const rounds = function (v, b, plain) {  // serving.speculative_rounds at v's context against the plain round
-        const tv = call("verify_time_bound", Object.assign(P.atBatch(v, lay, b, true, nV), {B: b, k_d: k, n_v: nV}));
+        const vv = Object.assign(P.atBatch(v, lay, b, true, nV, null), {B: b, k_d: k, n_v: nV});
+        vv.m_b = P.fastestSchedule(vv, lay.cut.pp, "verify_time_bound");  // the verify round's own schedule
+        const tv = call("verify_time_bound", vv);
         const td = tD(b, v.S, plain);
         // a round yields at most the output - 1 tokens the request makes after its first (speculative_speedup_request)
         const x = {p_a: sp.acceptance, k_d: k, t_s: plain, t_v: tv, t_d: td, T_out: sv.output};
@@ -310,7 +313,7 @@ const GR_SERVING = (() => {
       const aLast = rounds(read, batch, tp0);
       // the mean context, the request's rounds summed (mean_rounds): it divides the decode time, whence tok/s
       const mv = Object.assign({}, rv, {S: mean}), aMean = rounds(mv, batch, call("decode_time_bound", at(mv, batch)));
-      const dec = call("request_decode_time_bound", at(rv, batch)) / aMean.speedup;
+      const dec = call("request_decode_time_bound", atRequest(rv, batch)) / aMean.speedup;
       const tpotS = tp0 / aLast.speedup, userS = sv.output > 1 ? (sv.output - 1) / dec : 1.0 / tpotS;
       const gpuS = batch * userS / gpus;
       const tokens = sv.output > 1 ? call("speculative_request_tokens", Object.assign({}, e, {T_out: sv.output}))
@@ -590,7 +593,7 @@ const GR_SERVING = (() => {
       const aggAt = b => {  // (its TPOT, its mean round), both with the prefills between rounds
         const ask = {B: b, T_out: sv.output, t_pr: tPrefill};
         return [call("aggregated_tpot", Object.assign({}, ask, {t_s: tpotAt(b)})),
-          call("aggregated_tpot", Object.assign({}, ask, {t_s: call("request_decode_time_bound", at(rv, b)) / (sv.output - 1)}))];
+          call("aggregated_tpot", Object.assign({}, ask, {t_s: call("request_decode_time_bound", atRequest(rv, b)) / (sv.output - 1)}))];
       };
       let lo = sv.tpot !== null ? 0 : dBatch, hi = dBatch;
       while (lo < hi) {  // the TPOT only grows with the batch

@@ -296,21 +296,23 @@ def root(context, missing=missing):
             pass
             yield 'With '
             yield escape(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'pp'))
-            yield ' pipeline stages a round passes min(n<sub>PP</sub>, B) micro-batches through each '
+            yield " pipeline stages a round's B sequences pass each "
             yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
-            yield ', and each streams the '
+            yield ' in micro-batches, and each micro-batch streams the '
             yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
-            yield "'s slice again: at a batch B ≥ 2 "
+            yield "'s slice again and walks the stages in turn: fewer micro-batches stream less, more keep the stages busy. The strict bound takes, at each point, the split into m<sub>b</sub> of 1 to min("
+            yield escape(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'pp'))
+            yield ', B) micro-batches whose round is the least; vLLM and TensorRT-LLM run min('
+            yield escape(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'pp'))
+            yield ', B), as the serial estimate does. At a batch B ≥ 2 '
             if (undefined(name='moe_text') if l_0_moe_text is missing else l_0_moe_text):
                 pass
-                yield 'a round streams, in each of its min('
+                yield "a round streams, in each of its m<sub>b</sub> micro-batches, the slice's dense weights and at least the experts that vLLM's micro-batch of B / min("
                 yield escape(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'pp'))
-                yield ", B) micro-batches, the slice's dense weights and the experts that micro-batch touches: N<sub>s,g</sub> in the formulas of such a round, not N<sub>g</sub>, the slice the table above defines"
+                yield ', B) sequences touches (a larger one touches no fewer): N<sub>s,g</sub> in the formulas of such a round, not N<sub>g</sub>, the slice the table above defines'
             else:
                 pass
-                yield 'a round streams min('
-                yield escape(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'pp'))
-                yield ', B) times the slice: N<sub>r,g</sub> = min(n<sub>PP</sub>, B) N<sub>g</sub> in the formulas of such a round, N<sub>g</sub> the slice the table above defines'
+                yield 'a round streams m<sub>b</sub> times the slice: N<sub>r,g</sub> = m<sub>b</sub> N<sub>g</sub> in the formulas of such a round, N<sub>g</sub> the slice the table above defines'
             yield '.\n'
         if environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'one_card'):
             pass
@@ -473,4 +475,4 @@ def root(context, missing=missing):
     yield '</section>\n\n'
 
 blocks = {}
-debug_info = '1=110&3=122&6=126&8=129&9=133&10=150&12=156&13=158&15=172&16=189&17=191&18=201&19=216&20=223&21=233&22=241&23=266&24=276&25=280&26=285&27=295&28=315&31=346&33=355&34=357&35=359&36=364&37=366&40=372&41=383&42=394&43=400&44=402&46=405&48=407&49=410&50=418&51=428&52=439&57=443&60=446&63=449&64=462'
+debug_info = '1=110&3=122&6=126&8=129&9=133&10=150&12=156&13=158&15=172&16=189&17=191&18=201&19=216&20=223&21=233&22=241&23=266&24=276&25=280&26=285&27=295&28=317&31=348&33=357&34=359&35=361&36=366&37=368&40=374&41=385&42=396&43=402&44=404&46=407&48=409&49=412&50=420&51=430&52=441&57=445&60=448&63=451&64=464'
