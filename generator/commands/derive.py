@@ -283,6 +283,7 @@ def derive_text(qid: str, args, accounting: str | None) -> str:
         for k, (v, _) in input_overrides.items():
             nums.values[k] = float(v)
             nums.overridden.add(k)
+        _fastest_schedule(qid, nums)
         _hold(nums)
         out.append("")
         out += device(_numbers_header(nums, expr, qid), noun)
@@ -825,6 +826,21 @@ def _window_reach_note(spec, env_obj, values: dict) -> str:
              f"one sequence can reach {reach:,.0f} tokens" + (f", past the model's {most:,}" if most and reach > most
                                                              else ""))
     return f"c counts every layer caching every token; the {local} layers keep only their window, so {holds}"
+
+
+def _fastest_schedule(qid: str, nums) -> None:
+    """m_b of ``qid`` at the point's inputs, --at's included (layout.fastest_schedule): a round of the strict bound on
+    pipeline stages takes the least of its splits into micro-batches, which the inputs decide (a verify round's n_v,
+    a request's T_o); --at m_b=... keeps what it sets."""
+    from genreport.formulas.compiled import load
+    from genreport.model.layout import fastest_schedule
+
+    c, pp = load().get(qid), nums.env_obj.cut.pp
+    if pp <= 1 or c is None or "m_b" not in c.fn_args or "m_b" in nums.overridden:
+        return
+    if all(a in nums.values for a in c.fn_args):
+        nums.values["m_b"] = float(np.ravel(fastest_schedule(nums.values, pp, qid))[0])
+        nums.schedule = _schedule_note(qid, nums.env_obj, nums.values)
 
 
 def _schedule_note(qid: str, env_obj, values: dict) -> str:

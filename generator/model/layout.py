@@ -440,16 +440,21 @@ def fastest_schedule(values: dict, stages: int, bound: str = "decode_time_bound"
     m = 1 .. min(pp, B) micro-batches, the one whose round of the strict bound ``bound`` is the least, the fewest where
     two tie (formulas.parallel.fastest_schedule).  Every m is evaluated at once, on an axis of its own in front of the
     point's.  An MoE's weights stay those of vLLM's micro-batch of B / min(pp, B) sequences (at_batch's N, N_x):
-    fewer micro-batches are larger and touch at least as many experts each, so the round is not over-counted."""
+    fewer micro-batches are larger and touch at least as many experts each, so the round is not over-counted.  A
+    point whose inputs change after it was found (a faster memory, another N) finds it again: the least round of the
+    new inputs may be another split."""
     bt = np.asarray(values["B"], dtype=float)
     top = int(min(stages, np.nanmax(bt))) if stages > 1 and bt.size else 1
     if top <= 1:
         return np.ones_like(bt) if bt.ndim else np.float64(1.0)
     nd = max((np.ndim(x) for x in values.values() if isinstance(x, (np.ndarray, np.generic, float, int))), default=0)
     ms = np.arange(1.0, top + 1.0).reshape((top,) + (1,) * nd)
-    t = np.asarray(load()[bound](dict(values, m_b=np.minimum(ms, bt))), dtype=float)
+    # whole micro-batches, no more than the point's sequences (its floor, at least 1; the same candidates for a point
+    # alone as among others, and as the live page's)
+    most = np.maximum(np.floor(bt), 1.0)
+    t = np.asarray(load()[bound](dict(values, m_b=np.minimum(ms, most))), dtype=float)
     t = np.broadcast_to(t, np.broadcast_shapes(t.shape, ms.shape))
-    best = np.minimum(np.argmin(np.where(np.isnan(t), np.inf, t), axis=0) + 1.0, bt)
+    best = np.minimum(np.argmin(np.where(np.isnan(t), np.inf, t), axis=0) + 1.0, most)
     return best if best.ndim else np.float64(best)
 
 
@@ -1185,8 +1190,9 @@ def round_bound(r, accounting: str, batch, context, eta_p: float = 1.0, eta_w: f
     batch = np.asarray(batch, dtype=float)
     context = np.asarray(context, dtype=float)
     g = env.at(batch=batch[:, None], context=context[None, :])
-    v = at_batch(dict(base, S=g["S"], c=g["c"], d_h=g["d_h"]), at_layout, batch[:, None])
+    v = at_batch(dict(base, S=g["S"], c=g["c"], d_h=g["d_h"]), at_layout, batch[:, None], bound=None)
     v = dict(v, P=v["P"] * eta_p, W=v["W"] * eta_w)
+    v["m_b"] = fastest_schedule(v, par.parallelism.pp)  # the schedule of the achievable rates, not the peaks'
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         t = np.asarray(r.q["decode_time_bound"](v), dtype=float)
     return np.broadcast_to(t, (len(batch), len(context))).copy()
@@ -1212,6 +1218,8 @@ def decode_ledgers_at(spec, accounting: str, batch: float, context: float, preci
     # multiplies S = 0 all the same
     v = point_values(spec, accounting, "decode_time_bound", batch, context or 1.0)
     v = dict(v, W=v["W"] * bandwidth_scale, P=v["P"] * peak_scale, **({} if context else {"S": np.float64(0.0)}))
+    if spec.parallelism is not None:  # the fastest schedule of the faster memory or arithmetic, not the spec's
+        v["m_b"] = fastest_schedule(v, spec.parallelism.pp)
     q = load()
     ids = ("decode_time_bound", "decode_time_compute_gpu", "decode_time_memory_gpu", "decode_time_comm")
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):

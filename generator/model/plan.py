@@ -33,6 +33,7 @@ from genreport.model.layout import (
     at_batch,
     at_prompt,
     choose_links,
+    fastest_schedule,
     held_at,
     layout_base,
     layout_values,
@@ -925,9 +926,10 @@ def layout_bounds(model: Model, hw: Hardware, precision: Precision, pars: list[P
                 lay = env.with_layout(par)
                 read = dict(cv, c=_read_c(env, cv["S"]))
                 v = at_batch(read, lay, float(batch), busiest=False)
-                if model.moe is not None:  # the fewest experts: those one token picks
+                if model.moe is not None:  # the fewest experts: those one token picks, and their fastest schedule
                     one = at_batch(read, lay, 1.0, busiest=False)
                     v.update({k: one[k] for k in ("N", "N_x", "b") if k in one})
+                    v["m_b"] = fastest_schedule(v, par.pp)
                 decode[i] = v
         weights = _over(q["weight_bytes_per_gpu"], bases)
         caps = _over(q["capacity_batch_replica"], cvs)

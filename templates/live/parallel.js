@@ -234,16 +234,16 @@ const GR_PARALLEL = (() => {
   /** m_b (layout.fastest_schedule): of the splits of the B sequences into m = 1 .. min(pp, B) micro-batches, the one
    * whose round of the strict bound ``qid`` is the least, the fewest where two tie. */
   function fastestSchedule(v, stages, qid) {
-    const top = Math.trunc(Math.min(stages, v.B));
+    const top = Math.trunc(Math.min(stages, v.B)), most = Math.max(Math.floor(v.B), 1.0);  // whole micro-batches
     let best = 1.0, least = Infinity;
     for (let m = 1; m <= top; m++) {
-      const t = call(qid, Object.assign({}, v, {m_b: Math.min(m, v.B)}));
+      const t = call(qid || "decode_time_bound", Object.assign({}, v, {m_b: Math.min(m, most)}));
       if (t < least) {
         least = t;
         best = m;
       }
     }
-    return Math.min(best, v.B);
+    return Math.min(best, most);
   }
 
   function atBatchReads(values, env, b, bound, perSeq) {
@@ -720,6 +720,7 @@ const GR_PARALLEL = (() => {
     const g = env.at(b, s || 1.0), v = atBatch(Object.assign({}, base, {S: s ? g.S : 0.0, c: g.c, d_h: g.d_h}), atLayout, b);
     v.W = v.W * scaleW;
     v.P = v.P * (scaleP || 1.0);
+    v.m_b = fastestSchedule(v, par.pp || 1);  // the faster memory's or arithmetic's own schedule (layout.decode_ledgers_at)
     return v;
   }
 
