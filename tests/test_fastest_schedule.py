@@ -67,18 +67,27 @@ def test_audits_fewest_experts_round_takes_its_own_fastest_schedule():
 
 
 def test_derive_finds_the_schedule_of_its_own_inputs(capsys):
-    """derive of a verify round or a request given by --at on a pipeline without a serving block: the schedule of the
-    inputs --at sets (it printed "none: undefined" with the layout's default m_b)."""
+    """derive of a verify round or a request given by --at on a pipeline without a serving block: the whole model at
+    the layout, as the layout formula takes it, at the schedule of the inputs --at sets.  It printed "none: undefined"
+    with the layout's default m_b, and before that evaluated one GPU's slice in the layout formula, which divided it
+    again (0.23 ms for this verify round)."""
     from genreport.commands.cli import main
 
     folder = Path(mkdtemp())
-    _spec(folder, "gemma-3-1b", 4, contexts="512")
+    spec = _spec(folder, "gemma-3-1b", 4, contexts="512")
     path = folder / "gemma-3-1b-1x4.yaml"
-    for args in (["verify_time_bound", "--batch", "8", "--context", "512", "--at", "n_v=4"],
-                 ["request_decode_time_bound", "--batch", "8", "--at", "T_o=100", "--at", "T=512"]):
+    v = point_values(spec, spec.accounting, "decode_time_bound", 8.0, 512.0)
+    verify = dict(v, n_v=np.float64(4.0), k_d=np.float64(3.0))
+    want = _least(verify, 4, "verify_time_bound")
+    assert want == pytest.approx(0.6132e-3, rel=1e-3)
+    for args, value in ((["verify_time_bound", "--batch", "8", "--context", "512", "--at", "n_v=4"], want),
+                        (["request_decode_time_bound", "--batch", "8", "--at", "T_o=100", "--at", "T=512"], None)):
         assert main(["derive", *args, "--spec", str(path), "--no-latex"]) == 0
         out = capsys.readouterr().out
-        assert "none:" not in out and "m_b = 3: of the splits of the B = 8 sequences into 1 to 4" in out, out[-600:]
+        assert "none:" not in out and "m_b = 2: of the splits of the B = 8 sequences into 1 to 4" in out, out[-600:]
+        assert "N = 9.999e+08" in out  # the whole model's, which the layout formula divides
+        if value is not None:
+            assert f"t_v,bound = {value:.6g} s" in out
 
 
 def test_python_and_the_page_take_whole_micro_batches():

@@ -840,7 +840,9 @@ def _fastest_schedule(qid: str, nums) -> None:
         return
     if all(a in nums.values for a in c.fn_args):
         nums.values["m_b"] = float(np.ravel(fastest_schedule(nums.values, pp, qid))[0])
-        nums.schedule = _schedule_note(qid, nums.env_obj, nums.values)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            defined = np.all(np.isfinite(np.asarray(c(nums.values), dtype=float)))
+        nums.schedule = _schedule_note(qid, nums.env_obj, nums.values) if defined else ""  # no round: no split
 
 
 def _schedule_note(qid: str, env_obj, values: dict) -> str:

@@ -142,7 +142,9 @@ def stated_at_point(qid: str, nums: Numbers, unit: str, integer: str = "") -> tu
         elif nums.spec.parallelism is not None and own is not None and _chapters(qid):
             par = nums.spec.parallelism  # a rate or a round of the serving chapter: one replica's, as it states them
             lines.append(f"  scope: one replica's ({par.replica_gpus} GPU{'s' if par.replica_gpus > 1 else ''} of tp "
-                         f"{par.tp} x pp {par.pp} x ep {par.ep} x dp {par.dp}), as the serving chapter states it")
+                         f"{par.tp} x pp {par.pp} x ep {par.ep} x dp {par.dp})"
+                         + (", as the serving chapter states it" if nums.spec.serving is not None
+                            else ", the whole model at the layout with the inputs set with --at"))
         return own, why, lines + window
     stated = entry.value
     where = ", ".join(f"{k} = {v}" for k, v in entry.params.items())

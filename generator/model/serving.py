@@ -654,15 +654,28 @@ def round_point_values(spec, accounting: str, qid: str, batch, context=None, tok
     """The inputs at which the serving chapter evaluates the layout round ``qid`` (:data:`VERIFY`, :data:`REQUEST`)
     at ``batch`` per replica (for ``derive``, one number in one place): the whole model at the layout, which its
     formula divides (one GPU's slice would divide twice; on one GPU, the layout formulas at tp = pp = 1, a verify
-    round reading the experts its n_v B tokens touch); None without the serving block's request (REQUEST: its
-    output) or speculative decoding (VERIFY: k_d, n_v)."""
+    round reading the experts its n_v B tokens touch); without the serving block's request (REQUEST: its output) or
+    speculative decoding (VERIFY: k_d, n_v), the layout's values with those left for derive's --at to set (they
+    evaluated one GPU's slice in the layout formula, which divided it again: 0.23 ms for a verify round of Gemma 3 1B
+    at pp 4 whose whole model gives 0.61); None without a batch."""
     from genreport.model.layout import point_base
 
     sv = spec.serving
-    if sv is None or qid not in VERIFY + REQUEST:
+    if qid not in VERIFY + REQUEST or batch is None:
         return None
     base, at_layout, env = point_base(spec, accounting)
     serial = qid.endswith("_serial")
+    if sv is None or (qid in VERIFY and sv.speculative is None):
+        # no serving block (or no speculation) to say the request or the drafts: the layout's whole-model values at
+        # the point (c and d_h at its context, else at --tokens' prompt), T, T_o, n_v and k_d left to --at; m_b is
+        # found once they are set (derive._fastest_schedule); a verify round reads the experts of one token a sequence
+        at = float(context if context is not None else tokens if tokens is not None else 1.0)
+        g = env.at(context=at)
+        read = dict(base, S=np.float64(at), c=_read_c(env, at), d_h=np.float64(np.ravel(g["d_h"])[0]))
+        nan = np.float64(math.nan)
+        extra = ({"T": np.float64(tokens) if tokens is not None else nan, "T_o": nan} if qid in REQUEST
+                 else {"n_v": nan, "k_d": nan})
+        return dict(at_batch(read, at_layout, float(batch), busiest=serial, bound=None), **extra)
     if qid in REQUEST:
         prompt = int(tokens) if tokens is not None else sv.prompt
         _, c_bar, d_bar = _mean_context_values(env, prompt, sv.output)  # the rounds' mean c and d_h, what they read
