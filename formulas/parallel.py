@@ -71,6 +71,7 @@ n_PW, n_PK = sym("n_PW"), sym("n_PK")  # the pipeline splits of the memory held 
 n_PT = sym("n_PT")  # the pipeline split of the training state (the stage that holds the most parameters)
 s_st = sym("s_st")  # 1 with pipeline stages (the output head the last stage's), 0 on one
 kappa_B, kappa_L = sym("kappa_B"), sym("kappa_L")  # each stage's attention over mean layers' (global layers unevenly)
+kappa_F = sym("kappa_F")  # the stages before the last together, over mean layers' (the walk's)
 m_b = sym("m_b")  # the bound's micro-batches: the count of 1 .. min(pp, B) whose round is the least (fastest_schedule)
 W_TP, a_TP, W_PP, a_PP, W_EP, a_EP, W_DP, a_DP = (
     sym(x) for x in ("W_TP", "alpha_TP", "W_PP", "alpha_PP", "W_EP", "alpha_EP", "W_DP", "alpha_DP"))
@@ -525,7 +526,8 @@ def busiest_stage(ledger, names=("c", "d_h")):
 
 def pipelined(busy, busy_last):
     """A round of the pipeline from the per-round ledgers of its GPUs [s]: max(X, X_L, ((n_PP - r) X + X_L) / m),
-    X and X_L each at its own stage's attention (kappa_B, kappa_L: :func:`at_stage`), the walk at mean layers'.
+    X and X_L each at its own stage's attention (kappa_B, kappa_L: :func:`at_stage`), the walk's stages before the last
+    at theirs together (kappa_F) and its last stage at its own.
 
     Every GPU must do its round's work: X on a GPU of the busiest stage before the last (its ceil(L/pp) layers, no
     head), X_L on the last stage's (r of those layers, the output head, nothing to send on: :func:`at_last_stage`);
@@ -534,11 +536,16 @@ def pipelined(busy, busy_last):
     stages before the last hold L - floor(L/pp) layers, n_PP - r busiest stages' worth (r = :func:`last_stage_share`),
     at most the real walk, so the bound stays a bound.  Where the global (whole-context) layers fall unevenly on the
     stages, X takes the attention of the busiest stage's own layers and X_L the last stage's (kappa_B, kappa_L), and
-    the walk, every layer once, the model's mean: each term is then a real stage's, or the real walk (genreport.model.
-    stages.stage_shares).  Equals X on one stage (X_L = X there, kappa_B = kappa_L = 1).
+    the walk, every layer once, the stages before the last at their own mean (kappa_F) and the last at its own: each
+    term is then a real stage's, or at most the real walk (genreport.model.stages.stage_shares).  The stages before
+    the last at the model's mean, as before, could pass the real walk where stages bound by compute and by HBM mix
+    (by about 1e-4: the last stage's attention, fewer global layers than the mean, counted at a compute-bound stage
+    that has them not); a group's ledger at its mean is at most the sum of its stages' (a max of sums).  Equals X on
+    one stage (X_L = X there, every kappa 1).
     """
     return sp.Max(at_stage(busy, kappa_B), at_stage(busy_last, kappa_L),
-                  ((n_PP - last_stage_share()) * busy + busy_last) / microbatches())
+                  ((n_PP - last_stage_share()) * at_stage(busy, kappa_F) + at_stage(busy_last, kappa_L))
+                  / microbatches())
 
 
 def at_last_stage(busy, head):
@@ -1031,14 +1038,16 @@ def prefill_time_bound():
 
 def prefill_pass_bound():
     """A prompt's pass through the n_PP stages, at least [s]: (n_PP - r) X + X_L, each stage's ledger in turn
-    (:func:`prefill_time_bound`'s X and X_L; the stages before the last hold n_PP - r busiest stages' layers).
+    (:func:`prefill_time_bound`'s X and X_L; the stages before the last hold n_PP - r busiest stages' layers, at their
+    attention together, kappa_F, the last at its own, kappa_L: :func:`pipelined`'s walk).
 
     What a prompt occupies its replica's stages for, in all: however a schedule splits it, each stage does its ledger
     for every prompt, so a replica of n_PP stages admits a prompt at most every pass / n_PP (a pipeline of prompts,
     DistServe section 3.1), the rates' and prices' side of the bound; equal to the prefill's bound on one stage.
     """
     busiest, last = _prefill_stage_times()
-    return (n_PP - last_stage_share()) * busiest + last
+    # the stages before the last at their attention together (kappa_F), the last at its own (kappa_L): their d_h
+    return (n_PP - last_stage_share()) * at_stage(busiest, kappa_F, ("d_h",)) + at_stage(last, kappa_L, ("d_h",))
 
 
 def prefill_time_overhead():

@@ -58,7 +58,7 @@ RANGES = {
     "alpha_DP": (1e-7, 1e-4, False), "k_e": (1, 16, True), "E_x": (8, 384, True), "T_o": (1, 1e5, True), "s_kv": (1, 64, True),
     "k_w": (1, 16, False), "k_g": (1, 16, False), "k_o": (1, 16, False),
     "W_c": (1e9, 1e12, False), "tau_c": (1e-7, 1e-4, False), "k_L": (1.0, 40.0, False), "tau_k": (1e-7, 1e-5, False),
-    "tau_l": (1e-7, 1e-5, False), "tau_o": (1e-7, 1e-4, False), "o_TP": (1, 1, True), "s_st": (1, 1, True), "kappa_B": (0.5, 2, False), "kappa_L": (0.5, 2, False), "m_b": (1, 64, True), "W_s": (1e9, 1e12, False), "tau_s": (1e-7, 1e-4, False),
+    "tau_l": (1e-7, 1e-5, False), "tau_o": (1e-7, 1e-4, False), "o_TP": (1, 1, True), "s_st": (1, 1, True), "kappa_B": (0.5, 2, False), "kappa_L": (0.5, 2, False), "kappa_F": (0.5, 2, False), "m_b": (1, 64, True), "W_s": (1e9, 1e12, False), "tau_s": (1e-7, 1e-4, False),
     "s_TP": (1, 1, True), "W_cTP": (1e9, 1e12, False), "W_sTP": (1e9, 1e12, False), "W_cPP": (1e9, 1e12, False),
     "W_cEP": (1e9, 1e12, False), "W_cDP": (1e9, 1e12, False), "u_x": (1, 8, False), "m_P": (1, 32, False), "e_w": (0.05, 1, False),
     "e_m": (0.05, 1, False), "e_g": (0.05, 1, False),

@@ -85,7 +85,7 @@ def setups(draw, single: bool) -> dict:
     # the even split (a model of identical layers, no embedding on a stage of its own)
     env.update(n_TP=float(tp), n_PP=L / math.ceil(L / pp), n_St=float(pp), n_EP=float(ep), n_DP=float(dp),
                n_PW=L / math.ceil(L / pp), n_PK=L / math.ceil(L / pp), n_PT=L / math.ceil(L / pp),
-               s_st=1.0 if pp > 1 else 0.0, kappa_B=1.0, kappa_L=1.0,  # stages of identical layers
+               s_st=1.0 if pp > 1 else 0.0, kappa_B=1.0, kappa_L=1.0, kappa_F=1.0,  # stages of identical layers
                s_kv=float(min(tp, H_kv)),
                u_x=draw(st.floats(1.0, 4.0)) if ep > 1 else 1.0,
                # replicas of an expert group wider than one whose prompts it prefills at once: 1 (a prompt alone) to

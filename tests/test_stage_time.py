@@ -162,3 +162,34 @@ def test_the_bound_takes_the_fastest_split_into_micro_batches(tmp_path):
 
 def value_at(r, qid, batch, context):
     return next(e.value for e in r.entries if e.id == qid + "_exact" and e.params == {"batch": batch, "context": context})
+
+
+@pytest.mark.parametrize("model,pp,tokens", [("gemma-3-1b", 4, 2048.0), ("gemma-3-1b", 4, 32768.0),
+                                             ("gemma-2-9b", 3, 8192.0), ("gemma-3-27b", 5, 16384.0)])
+def test_the_walk_through_the_stages_before_the_last_is_at_most_theirs(tmp_path, model, pp, tokens):
+    """A prompt's pass takes the stages before the last as one group at their own mean attention (kappa_F) and the last
+    at its own (kappa_L): the group's ledger, a max of sums, is at most the sum of its stages' ledgers, each at its own
+    global layers (stages.stage_parts), whether they are bound by compute or by HBM.  The model's mean for the group, as
+    before, gave the last stage's missing global layers to it, which passed the real sum where the two kinds of stage
+    mix (a review, stop 82: by about 1e-4)."""
+    from genreport.model.layout import at_prompt, point_base
+
+    r = evaluate(_spec(tmp_path, model, pp, contexts="4k"))
+    m, q = r.spec.model, load()
+    base, lay, _ = point_base(r.spec, "exact")
+    v = at_prompt(base, lay, tokens)
+    sizes, parts = stages.stage_layers(m.layers, pp), stages.stage_parts(m, pp)
+    x = arch.prefill_attended_fraction(m, tokens)
+
+    def stage(kappa):  # a ceil(L/pp)-layer stage's ledger at a share kappa of the mean layer's attention
+        return max(float(q[k](dict(v, kappa_B=kappa))) for k in
+                   ("prefill_time_compute_gpu", "prefill_time_memory_gpu", "prefill_time_comm"))
+
+    real = sum(n / max(sizes) * stage(stages.at_share(m, g / n, x, 1.0) / x)
+               for (g, _, _), n in zip(parts.kinds[:-1], sizes[:-1], strict=True))
+    group = (m.layers - sizes[-1]) / max(sizes) * stage(float(v["kappa_F"]))
+    assert group <= real * (1 + 1e-12)
+    # the pass is the group and the last stage: kappa_F and kappa_L conserve the model's global layers
+    g_all = stages.layer_kinds(m).count("global")
+    assert (m.layers - sizes[-1]) * float(v["kappa_F"]) + sizes[-1] * float(v["kappa_L"]) == pytest.approx(
+        m.layers * 1.0, rel=1e-12) or g_all == 0

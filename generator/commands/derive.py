@@ -892,9 +892,11 @@ def _bounded_note(model, env_obj, values: dict) -> str:
              f"{own:g} x {f:.4g}")
     shares = stages.stage_shares(model, env_obj.cut.pp)
     if shares is not None and "kappa_B" in values:  # a layout formula: each stage's own attention
+        g = model.layers - n_local - n_chunk
         where += (f"; on the layout's {env_obj.cut.pp} stages kappa_B and kappa_L take the busiest stage's global "
                   f"layers, {stages.share_words(shares[0])}, and the last stage's, {stages.share_words(shares[1])}, "
-                  f"where the mean layers' d_h and c are the model's {model.layers - n_local - n_chunk} in "
+                  f"and kappa_F the stages' before the last together, {g - shares[1][0]} in "
+                  f"{model.layers - shares[1][1]}, where the mean layers' d_h and c are the model's {g} in "
                   f"{model.layers} (stages.stage_shares)")
     elif shares is not None and env_obj.share is not None:  # one GPU of the busiest stage: its own global layers
         where += (f"; one GPU of the busiest of the layout's {env_obj.cut.pp} stages, its layers global "
@@ -1263,23 +1265,29 @@ def _terms(qid: str, staged: bool = True):
          p.at_stage(p.decode_time_compute_serial(), p.kappa_L)),
         ("t_mem_L", f"t_mem on the last stage's own layers, {each}one GPU",
          p.at_stage(p.decode_time_memory_busiest(), p.kappa_L)),
+        ("t_comp_F", f"t_comp on the stages before the last, their layers together (kappa_F), {each}one GPU",
+         p.at_stage(p.decode_time_compute_serial(), p.kappa_F)),
+        ("t_mem_F", f"t_mem on the stages before the last, their layers together, {each}one GPU",
+         p.at_stage(p.decode_time_memory_busiest(), p.kappa_F)),
     ]
     named = [(sp.Symbol(name, positive=True), what, over(expr)) for name, what, expr in parts]
-    t_comp, t_mem, t_o, x_tp, x_ep, x_pp, x_back, h_comp, h_mem, t_comp_b, t_mem_b, t_comp_l, t_mem_l = (
-        s for s, _, _ in named)
+    (t_comp, t_mem, t_o, x_tp, x_ep, x_pp, x_back, h_comp, h_mem, t_comp_b, t_mem_b, t_comp_l, t_mem_l, t_comp_f,
+     t_mem_f) = (s for s, _, _ in named)
 
     def last(comp, mem):  # the last stage (formulas.parallel.at_last_stage): r of the busiest's layers, the head
         return (sp.Max(p.at_last_stage(comp, h_comp), p.at_last_stage(mem, h_mem)) + p.at_last_stage(t_o, 0)
                 + p.at_last_stage(x_tp + x_ep, 0) + x_back)
 
-    # formulas.parallel.pipelined: X and X_L at their stages' own attention, the walk at the mean layers'
+    # formulas.parallel.pipelined: X and X_L at their stages' own attention, the walk's stages before the last at
+    # theirs together (kappa_F), its last stage at its own
     sends = x_tp + x_ep + x_pp
     whole = sp.Max(sp.Max(t_comp_b, t_mem_b) + t_o + sends, last(t_comp_l, t_mem_l),
-                   ((p.n_PP - p.last_stage_share()) * (sp.Max(t_comp, t_mem) + t_o + sends) + last(t_comp, t_mem))
-                   / p.microbatches())
+                   ((p.n_PP - p.last_stage_share()) * (sp.Max(t_comp_f, t_mem_f) + t_o + sends)
+                    + last(t_comp_l, t_mem_l)) / p.microbatches())
     if not staged:  # every stage holds the model's mix of layers (kappa = 1): the stages' parts are the mean's
-        whole = whole.xreplace({t_comp_b: t_comp, t_mem_b: t_mem, t_comp_l: t_comp, t_mem_l: t_mem})
-        named = named[:-4]
+        whole = whole.xreplace({t_comp_b: t_comp, t_mem_b: t_mem, t_comp_l: t_comp, t_mem_l: t_mem, t_comp_f: t_comp,
+                                t_mem_f: t_mem})
+        named = named[:-6]
     return whole, named[:3] + _ring_parts(named[3]) + named[4:]
 
 

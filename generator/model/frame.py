@@ -128,6 +128,8 @@ def _share(model, pp: int) -> dict:
     whole = Fraction(g, model.layers)
     return {"busiest": stages.share_words(shares[0]), "last": stages.share_words(shares[1]),
             "model": f"{g} in {model.layers}",
+            # the walk's stages before the last, together (kappa_F)
+            "before": f"{g - shares[1][0]} in {model.layers - shares[1][1]}",
             # which stage's mix differs from the mean's (gpt-oss at pp 5: the last stage's 2 in 4 is the mean's)
             "busiest_differs": Fraction(*shares[0]) != whole, "last_differs": Fraction(*shares[1]) != whole,
             "busiest_mean": max(sizes) * g / model.layers, "last_mean": sizes[-1] * g / model.layers}

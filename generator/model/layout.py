@@ -283,7 +283,7 @@ def layout_values(base: dict[str, float], model: Model, par: Parallelism, links:
     v.update({"n_TP": float(par.tp), "n_PP": pipeline_split(model.layers, par.pp), "n_St": float(par.pp),
               "s_st": 1.0 if par.pp > 1 else 0.0,  # the output head is the last stage's (parallel.at_last_stage)
               # each stage's attention over mean layers' (parallel.at_stage): at_batch and at_prompt give a point's
-              "kappa_B": 1.0, "kappa_L": 1.0,
+              "kappa_B": 1.0, "kappa_L": 1.0, "kappa_F": 1.0,
               # the bound's micro-batches (parallel.fastest_schedule): at_batch finds a round's
               "m_b": 1.0 if par.pp == 1 else float("nan"),
               "n_EP": float(par.ep), "n_DP": float(par.dp),
@@ -423,7 +423,7 @@ def at_batch(values: dict, env: Env, batch, busiest: bool = True, per_sequence: 
     bt = np.asarray(batch, dtype=float)
     out["B"] = bt
     if "c" in values:
-        out["kappa_B"], out["kappa_L"] = kappas(env.model, env.cut.pp, values["c"], env.card["c"])
+        out["kappa_B"], out["kappa_L"], out["kappa_F"] = kappas(env.model, env.cut.pp, values["c"], env.card["c"])
     if env.model.moe is not None:
         micro = per_sequence * bt / np.minimum(float(env.cut.pp), bt)
         out["N"], out["N_x"] = env.read(micro)
@@ -473,7 +473,7 @@ def at_prompt(values: dict, env: Env, tokens, fewest: bool = False, steady: bool
     out = dict(values, T=t, d_h=prefill_head_dim(env.model, values["d_h"], tokens), m_P=np.float64(m_p))
     if arch.bounded_layers(env.model) and env.model.attention.kind != "mla":  # each stage's own attention
         g = arch.prefill_attended_fraction(env.model, t)
-        out["kappa_B"], out["kappa_L"] = kappas(env.model, env.cut.pp, g, 1.0)
+        out["kappa_B"], out["kappa_L"], out["kappa_F"] = kappas(env.model, env.cut.pp, g, 1.0)
     if env.model.moe is not None:  # the experts the m_P prompts' tokens touch: a prompt alone, its own
         out["N"], out["N_x"] = env.read(np.ones_like(t) if fewest else t, m_p)
         out["b"] = env.read_b(out["N"], out["N_x"])

@@ -115,16 +115,19 @@ def time_share(model, pp: int) -> float | None:
     return shares[0][0] / shares[0][1]
 
 
-def kappas(model, pp: int, x, full) -> tuple[object, object]:
-    """(kappa_B, kappa_L) at a point whose mean-layer quantity (c, d_h or their attended fraction) is ``x``, ``full``
-    its value were every layer global: each stage's over the mean, :func:`at_share` / x (1 where x is 0 or full).
-    Linear in the share, so a mean over contexts (a request's rounds) gives the mean's ratio."""
+def kappas(model, pp: int, x, full) -> tuple[object, object, object]:
+    """(kappa_B, kappa_L, kappa_F) at a point whose mean-layer quantity (c, d_h or their attended fraction) is ``x``,
+    ``full`` its value were every layer global: the busiest stage's, the last stage's and the stages' before the last
+    together (G - g_L global layers in L - n_L) over the mean, :func:`at_share` / x (1 where x is 0 or full).  Linear
+    in the share, so a mean over contexts (a request's rounds) gives the mean's ratio."""
     shares = stage_shares(model, pp)
     if shares is None:
-        return 1.0, 1.0
+        return 1.0, 1.0, 1.0
+    (g_l, n_l) = shares[1]
+    before = (layer_kinds(model).count("global") - g_l, model.layers - n_l)
     x = np.asarray(x, dtype=float)
     safe = np.where(x > 0, x, 1.0)
-    out = tuple(np.where(x > 0, at_share(model, g / n, x, full) / safe, 1.0) for g, n in shares)
+    out = tuple(np.where(x > 0, at_share(model, g / n, x, full) / safe, 1.0) for g, n in (*shares, before))
     return tuple(np.float64(k) if np.ndim(k) == 0 else k for k in out)
 
 

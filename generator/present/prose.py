@@ -310,8 +310,9 @@ def _window_text(r: Results) -> str:
     shares = stages.stage_shares(m, par.pp) if par is not None else None
     if shares is not None:  # the time on the layout's stages (stages.stage_shares; chapter 1 says why)
         text += (f". On the layout's {par.pp} stages a step's time takes each stage's own global layers: "
-                 f"{stages.share_words(shares[0])} on the busiest, {stages.share_words(shares[1])} on the last, the "
-                 f"model's {m.layers - n} in {m.layers} for the walk through every stage (chapter 1)")
+                 f"{stages.share_words(shares[0])} on the busiest, {stages.share_words(shares[1])} on the last, "
+                 f"{m.layers - n - shares[1][0]} in {m.layers - shares[1][1]} on the stages before the last together "
+                 "for the walk through them (chapter 1)")
     return text + "."
 
 

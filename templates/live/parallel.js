@@ -163,7 +163,7 @@ const GR_PARALLEL = (() => {
       s_kv: m.attention.kind === "mla" ? 1.0 : Math.min(par.tp, m.kv_heads), k_w: split[0], k_g: split[1], k_o: split[2],
       u_x: 1.0, m_P: 1.0, rho_x: m.moe ? (par.redundant_experts || 0) / m.moe.experts : 0.0, n_PW: 1.0, n_PK: 1.0,
       n_PT: trainingSplit(m, par.pp || 1), s_st: (par.pp || 1) > 1 ? 1.0 : 0.0,
-      kappa_B: 1.0, kappa_L: 1.0, m_b: (par.pp || 1) > 1 ? NaN : 1.0});  // each stage's attention over mean layers' (at_batch, at_prompt give a point's)
+      kappa_B: 1.0, kappa_L: 1.0, kappa_F: 1.0, m_b: (par.pp || 1) > 1 ? NaN : 1.0});  // each stage's attention over mean layers' (at_batch, at_prompt give a point's)
     if ((par.pp || 1) > 1) Object.assign(v, stageValues(inp, t, par, null));  // the stage that holds the fewest tokens
     if (env.perClass) {  // b: the mean bytes per weight of the slice one GPU holds
       const keep = 1.0 - (1.0 + v.rho_x) * par.tp / Math.max(par.tp, par.ep);  // held: replicas and all
@@ -252,6 +252,7 @@ const GR_PARALLEL = (() => {
       const k = kappas(env.model, env.cut.pp, values.c, env.card.c);
       out.kappa_B = k[0];
       out.kappa_L = k[1];
+      out.kappa_F = k[2];
     }
     if (!env.model.moe) {
       if (env.perClass) out.b = env.readB();
@@ -280,6 +281,7 @@ const GR_PARALLEL = (() => {
       const k = kappas(env.model, env.cut.pp, M.prefillAttendedFraction(env.model, tk), 1.0);
       out.kappa_B = k[0];
       out.kappa_L = k[1];
+      out.kappa_F = k[2];
     }
     if (!env.model.moe) {
       out.b = env.readB();
@@ -404,8 +406,10 @@ const GR_PARALLEL = (() => {
    * atShare over x, 1 where x is 0 (stages.kappas). */
   function kappas(m, pp, x, full) {
     const s = stageShares(m, pp);
-    if (s === null) return [1.0, 1.0];
-    return s.map(f => x > 0 ? atShare(m, f[0] / f[1], x, full) / x : 1.0);
+    if (s === null) return [1.0, 1.0, 1.0];
+    // and the stages before the last together: G - g_L global layers in L - n_L (stages.kappas)
+    const before = [layerKinds(m).filter(k => k === 0).length - s[1][0], m.layers - s[1][1]];
+    return s.concat([before]).map(f => x > 0 ? atShare(m, f[0] / f[1], x, full) / x : 1.0);
   }
 
   /** A mean layer's c, d_h or their fraction at the stages' share of global layers (stages.at_share): x - (f - share)

@@ -278,8 +278,9 @@ const GR_PROSE = (function () {
     if (shares !== null) {
       const P = GR_PARALLEL;
       text += `. On the layout's ${par.pp} stages a step's time takes each stage's own global layers: `
-        + `${P.shareWords(shares[0])} on the busiest, ${P.shareWords(shares[1])} on the last, the model's `
-        + `${m.layers - n} in ${m.layers} for the walk through every stage (chapter 1)`;
+        + `${P.shareWords(shares[0])} on the busiest, ${P.shareWords(shares[1])} on the last, `
+        + `${m.layers - n - shares[1][0]} in ${m.layers - shares[1][1]} on the stages before the last together `
+        + "for the walk through them (chapter 1)";
     }
     return text + ".";
   }

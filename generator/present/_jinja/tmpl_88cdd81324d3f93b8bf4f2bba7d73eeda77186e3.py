@@ -268,9 +268,11 @@ def root(context, missing=missing):
                 yield escape(environment.getattr(environment.getattr(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'stage_memory'), 'share'), 'busiest'))
                 yield " of them global (κ<sub>B</sub> in the formulas), the last stage's its own, "
                 yield escape(environment.getattr(environment.getattr(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'stage_memory'), 'share'), 'last'))
-                yield " (κ<sub>L</sub>), and the walk through every stage the model's "
+                yield " (κ<sub>L</sub>), and a micro-batch's walk through every stage the stages before the last at theirs together, "
+                yield escape(environment.getattr(environment.getattr(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'stage_memory'), 'share'), 'before'))
+                yield " (κ<sub>F</sub>; the model's "
                 yield escape(environment.getattr(environment.getattr(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'stage_memory'), 'share'), 'model'))
-                yield ": each term is then a real stage's or the real walk, and the bound a bound."
+                yield "), and the last at its own: each term is then a real stage's or at most the real walk, and the bound a bound."
             yield '</p>\n'
         yield '<p>Times, FLOPs, bytes and intensities are one '
         yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
@@ -475,4 +477,4 @@ def root(context, missing=missing):
     yield '</section>\n\n'
 
 blocks = {}
-debug_info = '1=110&3=122&6=126&8=129&9=133&10=150&12=156&13=158&15=172&16=189&17=191&18=201&19=216&20=223&21=233&22=241&23=266&24=276&25=280&26=285&27=295&28=317&31=348&33=357&34=359&35=361&36=366&37=368&40=374&41=385&42=396&43=402&44=404&46=407&48=409&49=412&50=420&51=430&52=441&57=445&60=448&63=451&64=464'
+debug_info = '1=110&3=122&6=126&8=129&9=133&10=150&12=156&13=158&15=172&16=189&17=191&18=201&19=216&20=223&21=233&22=241&23=266&24=278&25=282&26=287&27=297&28=319&31=350&33=359&34=361&35=363&36=368&37=370&40=376&41=387&42=398&43=404&44=406&46=409&48=411&49=414&50=422&51=432&52=443&57=447&60=450&63=453&64=466'
