@@ -88,6 +88,10 @@ def test_derive_finds_the_schedule_of_its_own_inputs(capsys):
         assert "N = 9.999e+08" in out  # the whole model's, which the layout formula divides
         if value is not None:
             assert f"t_v,bound = {value:.6g} s" in out
+    # without the input a serving block would give, derive names it (it printed "none: undefined at these inputs")
+    assert main(["derive", "verify_time_bound", "--batch", "8", "--context", "512", "--spec", str(path)]) == 1
+    assert "verify_time_bound needs n_v, which the spec does not give (hint: set --at n_v=NUMBER)" in (
+        capsys.readouterr().err)
 
 
 def test_python_and_the_page_take_whole_micro_batches():

@@ -42,7 +42,10 @@ def _own_value(qid: str, nums: Numbers) -> tuple[float | None, str]:
     from genreport.model.evaluate import stated_value
 
     q = load()
-    missing = [a for a in q[qid].fn_args if a not in nums.values]
+    # an input the spec does not give: absent, or left unset for --at (a request's T and T_o, a verify round's n_v and
+    # k_d on a spec without a serving block: serving.round_point_values)
+    missing = [a for a in q[qid].fn_args if a not in nums.values
+               or (a != "m_b" and np.ndim(nums.values[a]) == 0 and np.isnan(float(nums.values[a])))]
     if missing:
         raise _err(nums.spec.file or "--spec", f"{qid} needs {', '.join(missing)}, which the spec does not give",
                    "set " + " ".join(f"--at {m}=NUMBER" for m in missing))
