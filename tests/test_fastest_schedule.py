@@ -102,3 +102,45 @@ def test_python_and_the_page_take_whole_micro_batches():
     alone = [float(fastest_schedule(dict(v, B=np.float64(b)), 4)) for b in (0.5, 1.0, 2.5, 8.0)]
     together = list(fastest_schedule(dict(v, B=np.array([0.5, 1.0, 2.5, 8.0])), 4))
     assert alone == together and alone[:2] == [1.0, 1.0] and alone[2] in (1.0, 2.0)
+
+
+BLOCKS = {
+    "plain": "",
+    "request": "serving: {prompt: 2k, output: 32k, ttft: 2 s, tpot: 50 ms}\n",
+    "speculating": ("serving: {prompt: 512, output: 100, ttft: 2 s, tpot: 50 ms, speculative: {draft_tokens: 3, "
+                    "acceptance: 0.7, draft_layers: 1}}\n"),
+}
+
+
+def _derived(capsys, model: str, tp: int, block: str, args: list[str]) -> str:
+    from genreport.commands.cli import main
+
+    folder = Path(mkdtemp())
+    path = folder / f"{model}-{block}.yaml"
+    path.write_text(f"kind: report\nname: d\ntitle: t\nhardware: h100-sxm\nmodel: {model}\nprecision: bf16\n"
+                    f"parallelism: {{tp: {tp}, pp: {4 // tp}}}\nworkloads: {{decode: {{batch: [1, 8], context: [512]}}}}\n"
+                    + BLOCKS[block], encoding="utf-8")
+    assert main(["derive", *args, "--spec", str(path), "--no-latex"]) == 0
+    out = capsys.readouterr().out
+    return out.splitlines()[-2] if "scope:" in out.splitlines()[-1] else out.splitlines()[-1]
+
+
+def test_derive_takes_a_rounds_inputs_as_the_serving_chapter_does(capsys):
+    """A request given by --at on a spec without a serving block reads the cache over its rounds, as the serving
+    chapter's request does (it read the prompt's: 56.98 s for Gemma 3 1B at pp 4, batch 64, a 2k prompt and 32k
+    tokens out, where the rounds give 40.63); --at T_o on a serving spec moves it too; an MoE verify round given n_v
+    by --at reads the experts its n_v B tokens touch, as a speculating spec's (it read one token's a sequence: 9.76 ms
+    for Mixtral 8x7B at tp 2 x pp 2 where they give 13.89)."""
+    served = _derived(capsys, "gemma-3-1b", 1, "request", ["request_decode_time_bound", "--batch", "64"])
+    given = _derived(capsys, "gemma-3-1b", 1, "plain", ["request_decode_time_bound", "--batch", "64", "--tokens",
+                                                         "2048", "--at", "T_o=32768"])
+    assert served == given and served.strip().startswith("t_dec = 40.63"), (served, given)
+    short = _derived(capsys, "gemma-3-1b", 1, "request", ["request_decode_time_bound", "--batch", "64", "--at",
+                                                           "T_o=100"])
+    alone = _derived(capsys, "gemma-3-1b", 1, "plain", ["request_decode_time_bound", "--batch", "64", "--tokens",
+                                                         "2048", "--at", "T_o=100"])
+    assert short == alone, (short, alone)
+    spec = _derived(capsys, "mixtral-8x7b", 2, "speculating", ["verify_time_bound", "--batch", "8", "--context", "512"])
+    plain = _derived(capsys, "mixtral-8x7b", 2, "plain", ["verify_time_bound", "--batch", "8", "--context", "512",
+                                                          "--at", "n_v=4"])
+    assert spec == plain and spec.strip().startswith("t_v,bound = 0.01388"), (spec, plain)

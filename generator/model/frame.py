@@ -118,8 +118,8 @@ def frame(r) -> Frame:
 
 def _share(model, pp: int) -> dict:
     """Where the global layers fall unevenly on the stages: the busiest and the last stage's share of them, which the
-    round's two stage ledgers take (stages.stage_shares: kappa_B, kappa_L), in words, and the global layers a stage of
-    mean layers would hold; else {}."""
+    round's two stage ledgers take (stages.stage_shares: kappa_B, kappa_L), in words, those of the stages before the
+    last together (the walk's kappa_F: "before"), and the global layers a stage of mean layers would hold; else {}."""
     shares = stages.stage_shares(model, pp)
     if shares is None:
         return {}

@@ -414,9 +414,10 @@ def at_batch(values: dict, env: Env, batch, busiest: bool = True, per_sequence: 
     for ``env``'s layout (an expert group wider than a replica reads the experts of all its replicas' tokens).  A
     sequence's tokens are not split between micro-batches: its n_v verify tokens go through the stages together.
     ``busiest=False`` leaves u_x at 1: only the estimate's busiest-GPU ledger reads it, and its expected maximum is
-    costly to count at many batches.  With stages whose global layers fall unevenly, kappa_B and kappa_L: the busiest
-    and the last stage's attention over mean layers' at the point's c (stages.kappas: Gemma 3 1B at pp 4, 1 global
-    layer in 7 and in 6 where the model's is 4 in 26), c and d_h staying the mean layer's for the walk.  m_b: the
+    costly to count at many batches.  With stages whose global layers fall unevenly, kappa_B, kappa_L and kappa_F: the
+    busiest, the last stage's and the stages' before the last together, attention over mean layers' at the point's c
+    (stages.kappas: Gemma 3 1B at pp 4, 1 global layer in 7, 1 in 6 and 3 in 20 where the model's is 4 in 26), c and
+    d_h staying the mean layer's.  m_b: the
     micro-batches whose round of ``bound`` (decode_time_bound, request_decode_time_bound or verify_time_bound, the
     quantity these values are for) is the least (:func:`fastest_schedule`)."""
     out = dict(values)

@@ -650,6 +650,31 @@ VERIFY = ("verify_time_bound", "verify_time_serial")
 REQUEST = ("request_decode_time_bound", "request_decode_time_serial")
 
 
+def round_inputs_at(spec, accounting: str, qid: str, values: dict, keep=frozenset()) -> dict:
+    """What a layout round's other inputs are once ``values`` set its own (derive's --at): a request's c and d_h over
+    its rounds T + 1 .. T + T_o - 1 (:func:`_mean_context_values`), a verify round's N, N_x and b the experts its n_v B
+    tokens touch; those in ``keep`` (set with --at themselves) are left.  {} where the point's are those already."""
+    from genreport.model.layout import point_base
+
+    base, at_layout, env = point_base(spec, accounting)
+    out: dict = {}
+    if qid in REQUEST and all(np.isfinite(float(values.get(k, math.nan))) for k in ("T", "T_o")):
+        _, c_bar, d_bar = _mean_context_values(env, int(values["T"]), int(values["T_o"]))
+        out = {"c": np.float64(c_bar), "d_h": np.float64(d_bar)}
+        if "c" not in keep:  # each stage's attention at that cache, as at_batch takes it (stages.kappas)
+            from genreport.model.stages import kappas
+
+            out.update(zip(("kappa_B", "kappa_L", "kappa_F"),
+                           kappas(spec.model, at_layout.cut.pp, c_bar, at_layout.card["c"]), strict=True))
+    elif (qid in VERIFY and spec.model.moe is not None and np.isfinite(float(values.get("n_v", math.nan)))
+          and "B" in values):
+        read = dict(base, **{k: values[k] for k in ("S", "c", "d_h") if k in values})
+        toks = at_batch(read, at_layout, float(values["B"]), busiest=qid.endswith("_serial"),
+                        per_sequence=float(values["n_v"]), bound=None)
+        out = {k: toks[k] for k in ("N", "N_x", "b", "u_x") if k in toks}
+    return {k: v for k, v in out.items() if k not in keep}
+
+
 def round_point_values(spec, accounting: str, qid: str, batch, context=None, tokens=None) -> dict | None:
     """The inputs at which the serving chapter evaluates the layout round ``qid`` (:data:`VERIFY`, :data:`REQUEST`)
     at ``batch`` per replica (for ``derive``, one number in one place): the whole model at the layout, which its
@@ -669,7 +694,9 @@ def round_point_values(spec, accounting: str, qid: str, batch, context=None, tok
         # no serving block (or no speculation) to say the request or the drafts: the layout's whole-model values at
         # the point (c and d_h at its context, else at --tokens' prompt), T, T_o, n_v and k_d left to --at; m_b is
         # found once they are set (derive._fastest_schedule); a verify round reads the experts of one token a sequence
-        at = float(context if context is not None else tokens if tokens is not None else 1.0)
+        # a request's rounds read the cache over its contexts (round_inputs_at, once --at sets T and T_o), not at one
+        at = float(tokens if qid in REQUEST and tokens is not None else context if context is not None
+                   else tokens if tokens is not None else 1.0)
         g = env.at(context=at)
         read = dict(base, S=np.float64(at), c=_read_c(env, at), d_h=np.float64(np.ravel(g["d_h"])[0]))
         nan = np.float64(math.nan)

@@ -85,7 +85,8 @@ def stage_shares(model, pp: int) -> tuple[tuple[int, int], tuple[int, int]] | No
     The time formulas take a stage as mean layers.  Where the global (whole-context) layers fall unevenly that is no
     bound: Gemma 3 1B at pp 4 puts one global layer on each stage of (6, 7, 7, 6), and 7 mean layers read 1.08 global
     layers' cache at a long context, more than any stage reads.  The round's two stage ledgers take these shares
-    (kappa_B, kappa_L: formulas.parallel.at_stage), its walk through every stage the mean."""
+    (kappa_B, kappa_L: formulas.parallel.at_stage), its walk the last stage's and the stages' before it together
+    (kappa_F: :func:`kappas`)."""
     if pp <= 1:
         return None
     kinds = layer_kinds(model)

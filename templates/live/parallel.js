@@ -402,8 +402,9 @@ const GR_PARALLEL = (() => {
   /** '1 in 7', 'none of 2' (stages.share_words). */
   function shareWords(x) { return x[0] ? `${x[0]} in ${x[1]}` : `none of ${x[1]}`; }
 
-  /** [kappa_B, kappa_L] at a point whose mean-layer quantity is x (full: every layer global): each stage's
-   * atShare over x, 1 where x is 0 (stages.kappas). */
+  /** [kappa_B, kappa_L, kappa_F] at a point whose mean-layer quantity is x (full: every layer global): the busiest
+   * stage's, the last stage's and the stages' before the last together, atShare over x, 1 where x is 0
+   * (stages.kappas). */
   function kappas(m, pp, x, full) {
     const s = stageShares(m, pp);
     if (s === null) return [1.0, 1.0, 1.0];
