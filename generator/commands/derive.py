@@ -1272,20 +1272,14 @@ def _terms(qid: str, staged: bool = True):
          2 * p.head_parameters() * p.B / (p.n_TP * p.P * p.e_m)),
         ("h_mem", f"the output head's weights streamed by a last-stage GPU, {each}with stages",
          p.microbatches() * p.head_parameters() * p.b / (p.n_TP * p.W * p.e_w * p.e_g)),
-        # each stage's own attention (formulas.parallel.at_stage: 1 where the stages hold the model's mix of layers)
-        ("t_comp_B", f"t_comp on the busiest stage's own layers (c and d_h times kappa_B), {each}one GPU",
-         p.at_stage(p.decode_time_compute_serial(), p.kappa_B)),
-        ("t_mem_B", f"t_mem on the busiest stage's own layers, {each}one GPU",
-         p.at_stage(p.decode_time_memory_busiest(), p.kappa_B)),
-        ("t_comp_L", f"t_comp on the last stage's own layers (kappa_L), {each}one GPU",
-         p.at_stage(p.decode_time_compute_serial(), p.kappa_L)),
-        ("t_mem_L", f"t_mem on the last stage's own layers, {each}one GPU",
-         p.at_stage(p.decode_time_memory_busiest(), p.kappa_L)),
-        ("t_comp_F", f"t_comp on the stages before the last, their layers together (kappa_F), {each}one GPU",
-         p.at_stage(p.decode_time_compute_serial(), p.kappa_F)),
-        ("t_mem_F", f"t_mem on the stages before the last, their layers together, {each}one GPU",
-         p.at_stage(p.decode_time_memory_busiest(), p.kappa_F)),
     ]
+    # each stage's own attention (formulas.parallel.at_stage: 1 where the stages hold the model's mix of layers)
+    for tag, kappa, whose in (("B", p.kappa_B, "the busiest stage's own layers"),
+                              ("L", p.kappa_L, "the last stage's own layers"),
+                              ("F", p.kappa_F, "the stages before the last, their layers together")):
+        parts += [(f"t_comp_{tag}", f"t_comp on {whose} (c and d_h times kappa_{tag}), {each}one GPU",
+                   p.at_stage(p.decode_time_compute_serial(), kappa)),
+                  (f"t_mem_{tag}", f"t_mem on {whose}, {each}one GPU", p.at_stage(p.decode_time_memory_busiest(), kappa))]
     named = [(sp.Symbol(name, positive=True), what, over(expr)) for name, what, expr in parts]
     (t_comp, t_mem, t_o, x_tp, x_ep, x_pp, x_back, h_comp, h_mem, t_comp_b, t_mem_b, t_comp_l, t_mem_l, t_comp_f,
      t_mem_f) = (s for s, _, _ in named)

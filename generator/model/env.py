@@ -621,6 +621,5 @@ def make_env(hw: Hardware, model: Model, precision, accounting: str, activation_
 
 def spec_env(spec, accounting: str | None = None, layout: bool = True) -> Env:
     """The inputs of a report spec in one accounting (the spec's own by default), at its layout."""
-    env = make_env(spec.hardware, spec.model, spec.precision, accounting or spec.accounting,
-                   spec.workloads.activation_bytes, spec.parallelism if layout else None)
-    return env
+    return make_env(spec.hardware, spec.model, spec.precision, accounting or spec.accounting,
+                    spec.workloads.activation_bytes, spec.parallelism if layout else None)

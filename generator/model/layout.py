@@ -508,16 +508,10 @@ class SliceSchedule:
         bt, s = np.asarray(batch, dtype=float), np.asarray(context, dtype=float)
         key = (bt.shape, bt.tobytes(), s.shape, s.tobytes())
         if key not in self.memo:
-            spec, at_layout = self.spec, self.env
-            if "base" not in self.memo:
-                one = at_layout.one_card()
-                links, _ = choose_links(spec.hardware, spec.parallelism)
-                recipe = spec.workloads.recipes[0] if spec.workloads.recipes else "bf16-grads"
-                self.memo["base"] = layout_values(one.values, spec.model, spec.parallelism, links, spec.precision,
-                                                  at_layout.accounting, one.pc, recipe, spec.hardware.kernels,
-                                                  spec.hardware)
-            g = at_layout.one_card().at(batch=bt, context=s)
-            v = at_batch(dict(self.memo["base"], S=g["S"], c=g["c"], d_h=g["d_h"]), at_layout, bt)
+            if "base" not in self.memo:  # the layout formulas' values, as point_values takes them
+                self.memo["base"] = point_base(self.spec, self.env.accounting)[0]
+            g = self.env.one_card().at(batch=bt, context=s)
+            v = at_batch(dict(self.memo["base"], S=g["S"], c=g["c"], d_h=g["d_h"]), self.env, bt)
             self.memo[key] = np.asarray(v["m_b"], dtype=float)
         return self.memo[key]
 

@@ -235,6 +235,7 @@ const GR_PARALLEL = (() => {
    * whose round of the strict bound ``qid`` is the least, the fewest where two tie. */
   function fastestSchedule(v, stages, qid) {
     const top = Math.trunc(Math.min(stages, v.B)), most = Math.max(Math.floor(v.B), 1.0);  // whole micro-batches
+    if (top <= 1) return 1.0;  // one stage or one sequence: nothing to choose (no round evaluated)
     let best = 1.0, least = Infinity;
     for (let m = 1; m <= top; m++) {
       const t = call(qid || "decode_time_bound", Object.assign({}, v, {m_b: Math.min(m, most)}));
