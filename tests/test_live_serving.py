@@ -5,7 +5,6 @@ the committed serving specs and for what-ifs of the serving block, the GPU, the 
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import math
 import pickle
@@ -23,36 +22,18 @@ SCRIPTS = ("formulas.js", "fmt.js", "model.js", "parallel.js", "techniques.js")
 DRIVER = "output(INPUT.cases.map(inp => GR_SERVING.compute(GR_MODEL.evaluate(inp, INPUT.tables), inp, INPUT.tables)));"
 
 
-@contextlib.contextmanager
-def _no_layout_search():
-    """While it is open, an evaluation leaves out the serving chapter's cheapest layout (``plan`` over every layout
-    and format) and its frontier figure: None each. The page recomputes neither (they are dimmed under a what-if),
-    nothing :func:`differences` compares reads them, and the chapter's rows and techniques are made before and
-    without them; the two were 70-75% of a serving what-if's evaluation (DeepSeek-V3's 0.3 s plan, the frontier's
-    curves). ``test_serving_what_ifs_as_python_computes_them`` checks on a what-if that the rest is the same."""
-    from genreport.model import serving_report
-
-    cheapest, frontier = serving_report._cheapest, serving_report.frontier
-    serving_report._cheapest = lambda spec: None
-    serving_report.frontier = lambda *args, **kwargs: None
-    try:
-        yield
-    finally:
-        serving_report._cheapest, serving_report.frontier = cheapest, frontier
-
-
 @functools.cache
 def _serving(name: str, overrides: tuple[str, ...]):
     from genreport.load.loader import load_report
     from genreport.model.evaluate import evaluate
 
-    with _no_layout_search():
-        return evaluate(load_report(SPECS / name, overrides=overrides))
+    return evaluate(load_report(SPECS / name, overrides=overrides), plans=False)
 
 
 def serving_evaluated(name: str, overrides=()):
-    """The evaluation of ``name`` with ``overrides`` for the serving chapter alone (:func:`_no_layout_search`), once
-    per what-if: the tests only read it."""
+    """The evaluation of ``name`` with ``overrides`` without the serving chapter's cheapest layout and frontier figure
+    (``evaluate(plans=False)``, as derive's), once per what-if: the page recomputes neither (they are dimmed under a
+    what-if) and nothing :func:`differences` compares reads them; the tests only read it."""
     return _serving(name, tuple(overrides))
 
 
@@ -222,7 +203,9 @@ def test_serving_what_ifs_as_python_computes_them():
     assert (SERVING[1], speculating) in WHATIFS
     whole, alone = evaluated(SERVING[1], speculating), serving_evaluated(SERVING[1], speculating)
     assert whole.serving["techniques"] is not None and whole.serving["cheapest"] is not None
-    assert alone.serving["cheapest"] is None and _without_plans(alone.serving) == _without_plans(whole.serving)
+    assert alone.serving["cheapest"] is None and alone.serving["frontier"] is None
+    assert _without_plans(alone.serving) == _without_plans(whole.serving)
+    assert pickle.dumps(alone.entries) == pickle.dumps(whole.entries)  # every number derive reads
 
 
 def test_a_page_without_a_layout_or_a_serving_block_recomputes_no_chapter():

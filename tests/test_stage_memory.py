@@ -169,3 +169,28 @@ def test_the_bound_of_a_full_pipeline_is_its_busiest_real_stage():
     # at pp 3 the old even share of a 27-layer stage passed the last stage's weights; at pp 4 it fell short of them
     assert 27 / 80 * 70_553_706_496 > 26 * layer + head + 8192 > 27 * layer
     assert 20 / 80 * 70_553_706_496 < 20 * layer + head
+
+
+@pytest.mark.parametrize("name", ["gemma-3-27b", "gemma-2-9b", "deepseek-v3", "llama-4-maverick", "llama-3.1-70b"])
+def test_a_stages_layers_counted_without_walking_them_are_those_it_holds(name):
+    """stages.kinds_before and routed_before (the global, windowed, chunked and routed layers before layer i, counted
+    in O(1) so that a spec of 10^5 layers over 10^4 stages is not walked layer by layer at every plan) against the
+    layers themselves (layer_kinds, moe_layers), at the catalog's pattern and at others: every period of global layers,
+    every first dense layer and step of routed ones."""
+    import dataclasses
+
+    base = load_model(ROOT / "specs" / "models" / f"{name}.yaml")
+    att = base.attention
+    for period in ([None, 0, 1, 2, 5] if att.sliding_window or att.chunk_size else [None]):
+        for first, step in ([(0, 1), (3, 1), (1, 2), (5, 4)] if base.moe else [(None, None)]):
+            model = dataclasses.replace(base, layers=23, attention=dataclasses.replace(
+                att, local_layers_per_global=period if period is not None else att.local_layers_per_global),
+                moe=dataclasses.replace(base.moe, first_dense_layers=first, layer_step=step) if base.moe else None)
+            kinds, routed = stages.layer_kinds(model), stages.moe_layers(model)
+            for i in range(model.layers + 1):
+                assert stages.kinds_before(model, i) == tuple(kinds[:i].count(k) for k in stages.KINDS), (period, i)
+                assert stages.routed_before(model, i) == sum(routed[:i]), (first, step, i)
+            for pp in (1, 2, 5, 23):
+                parts = stages.stage_parts(model, pp)
+                assert sum(g + w + c for g, w, c in parts.kinds) == 23
+                assert [sum(k) for k in zip(*parts.kinds, strict=True)] == [kinds.count(k) for k in stages.KINDS]

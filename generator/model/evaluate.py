@@ -35,10 +35,13 @@ from genreport.model.values import NO_FIT, Entry, physical
 ACCOUNTINGS = ("seed", "exact")
 
 
-def evaluate(spec: ReportSpec) -> Results:
-    """Every number of the report for ``spec``, computed once."""
+def evaluate(spec: ReportSpec, plans: bool = True) -> Results:
+    """Every number of the report for ``spec``, computed once.  ``plans=False`` leaves out the serving chapter's two
+    searches over other layouts, its cheapest layout (``plan`` over every layout and format) and its frontier figure
+    (None each): 70-75% of a serving spec's evaluation, which ``derive`` and the live page's what-ifs do not read;
+    every other number is the whole evaluation's."""
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        return _evaluate(spec)
+        return _evaluate(spec, plans)
 
 
 SCALARS = ("peak_flops", "bandwidth", "capacity", "ridge_point", "parameters", "weight_bytes",
@@ -55,7 +58,7 @@ HELD = frozenset({"capacity", "weight_bytes", "kv_bytes_per_token", "kv_capacity
 ONE_CARD_SCALARS = ("weight_bytes", "weight_stream_time", "kv_capacity_tokens")
 
 
-def _evaluate(spec: ReportSpec) -> Results:
+def _evaluate(spec: ReportSpec, plans: bool) -> Results:
     q = load()
     envs = {acc: layout.report_env(spec, acc) for acc in ACCOUNTINGS}  # one GPU of the spec's layout
     w = spec.workloads
@@ -125,7 +128,7 @@ def _evaluate(spec: ReportSpec) -> Results:
                 sensitivities=tuple(shown.sensitivities(r)), facts=shown.facts(r), moe_reads=shown.moe_reads(r))
     r = _with_measurements(r)
     r = replace(r, many=plan.many_gpus(r))
-    r = replace(r, serving=serving_report.report(r))
+    r = replace(r, serving=serving_report.report(r, plans))
     tech, tech_blocks = techniques.report(r)
     if r.serving is not None:  # the serving chapter's engine techniques (None: the layout holds no request), their blocks
         r = replace(r, serving={**r.serving, "techniques": tech}, blocks={**r.blocks, **tech_blocks})

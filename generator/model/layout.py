@@ -448,12 +448,15 @@ def fastest_schedule(values: dict, stages: int, bound: str = "decode_time_bound"
     top = int(min(stages, np.nanmax(bt))) if stages > 1 and bt.size else 1
     if top <= 1:
         return np.ones_like(bt) if bt.ndim else np.float64(1.0)
-    nd = max((np.ndim(x) for x in values.values() if isinstance(x, (np.ndarray, np.generic, float, int))), default=0)
+    f = load()[bound]
+    # the m axis in front of every axis of the bound's own inputs (only theirs: a point's values are ~150 entries,
+    # and walking them all took more time than the bound's evaluation)
+    nd = max([getattr(values[a], "ndim", 0) for a in f.fn_args if a != "m_b"], default=0)
     ms = np.arange(1.0, top + 1.0).reshape((top,) + (1,) * nd)
     # whole micro-batches, no more than the point's sequences (its floor, at least 1; the same candidates for a point
     # alone as among others, and as the live page's)
     most = np.maximum(np.floor(bt), 1.0)
-    t = np.asarray(load()[bound](dict(values, m_b=np.minimum(ms, most))), dtype=float)
+    t = np.asarray(f(dict(values, m_b=np.minimum(ms, most))), dtype=float)
     t = np.broadcast_to(t, np.broadcast_shapes(t.shape, ms.shape))
     best = np.minimum(np.argmin(np.where(np.isnan(t), np.inf, t), axis=0) + 1.0, most)
     return best if best.ndim else np.float64(best)

@@ -264,10 +264,12 @@ def pool_unit_gpus(par: Parallelism) -> int:
     return ep_group_replicas(par) * par.replica_gpus
 
 
-def report(r) -> dict | None:
+def report(r, plans: bool = True) -> dict | None:
     """The serving chapter's numbers for the spec's ``serving`` block at its layout (None without one): one request
     at batch 1, at the users' batch per replica and at the largest batch the TPOT target allows; the concurrency
-    each target allows; the GPUs the users take; and the cheapest layout ``plan`` finds that meets the targets."""
+    each target allows; the GPUs the users take; and the cheapest layout ``plan`` finds that meets the targets.
+    ``plans=False``: neither the cheapest layout nor the frontier figure, the two searches over other layouts (None
+    each; genreport.model.evaluate.evaluate)."""
     spec = r.spec
     sv = spec.serving
     if sv is None:
@@ -309,9 +311,9 @@ def report(r) -> dict | None:
     spec_prompts = prompts_batch(spec, env, speculative=True) \
         if sv.speculative is not None and sv.tpot is not None else None
     cheapest = None
-    if sv.ttft is not None or sv.tpot is not None:
+    if plans and (sv.ttft is not None or sv.tpot is not None):
         cheapest = _cheapest(spec)
-    fig = frontier(spec, tuple(row["batch"] for row in rows), MAX_GPUS if hw.link is not None else 1)
+    fig = frontier(spec, tuple(row["batch"] for row in rows), MAX_GPUS if hw.link is not None else 1) if plans else None
     holds = cap >= 1  # a replica that holds no sequence of the request serves it at no time: no target is met
     where = f"{par.gpus} x {hw.title} ({par.label()})" if par.gpus > 1 else f"one {hw.title}"
     return {"prompt": sv.prompt, "output": sv.output, "context": sv.prompt + sv.output,

@@ -75,6 +75,25 @@ def moe_layers(model) -> tuple[bool, ...]:
     return tuple(i >= f and (i - f + 1) % k == 0 for i in range(model.layers))
 
 
+def kinds_before(model, i: int) -> tuple[int, int, int]:
+    """The global, windowed and chunked layers among layers 0 .. i - 1 (:func:`layer_kinds` counted without
+    walking the layers: a stage's counts in O(1), where a hostile spec's 10^5 layers over 10^4 stages took 0.1 s a
+    call layer by layer)."""
+    a = model.attention
+    local = "windowed" if a.sliding_window else "chunked" if a.chunk_size else None
+    period = (a.local_layers_per_global or 0) + 1
+    glob = i if local is None else 0 if period == 1 else i // period  # layer j global where (j + 1) % period == 0
+    return (glob, i - glob, 0) if local == "windowed" else (glob, 0, i - glob)
+
+
+def routed_before(model, i: int) -> int:
+    """The routed (MoE) layers among layers 0 .. i - 1 (:func:`moe_layers` counted without walking the layers)."""
+    if model.moe is None:
+        return 0
+    f, k = model.moe.first_dense_layers, max(1, model.moe.layer_step)
+    return max(i - f, 0) // k  # layer j routed where j >= f and (j - f + 1) % k == 0
+
+
 @lru_cache(maxsize=256)
 def stage_shares(model, pp: int) -> tuple[tuple[int, int], tuple[int, int]] | None:
     """(f_B, f_L) as (global layers, layers): the busiest stage before the last's (the most global of those with
@@ -225,14 +244,13 @@ def stage_parts(model, pp: int) -> StageParts:
     dense_ffn = pc.ffn_dense / (n_layers - n_moe_all) if n_layers > n_moe_all else 0.0
     moe_rest = (pc.experts_shared + pc.router) / n_moe_all if n_moe_all else 0.0
     experts = pc.experts_routed / n_moe_all if n_moe_all else 0.0
-    routed, kinds = moe_layers(model), layer_kinds(model)
     sizes = stage_layers(model.layers, pp)
     head = pc.lm_head or (pc.embedding if pp > 1 else 0)  # a tied embedding: the last stage's own copy
     counts, att, default, exp, emb, hd, first = [], [], [], [], [], [], 0
-    for i, n in enumerate(sizes):
-        idx = range(first, first + n)
-        n_moe = sum(routed[j] for j in idx)
-        counts.append(tuple(sum(kinds[j] == k for j in idx) for k in KINDS))
+    for i, n in enumerate(sizes):  # a stage's counts: those before its end less those before its start
+        n_moe = routed_before(model, first + n) - routed_before(model, first)
+        counts.append(tuple(b - a for a, b in zip(kinds_before(model, first), kinds_before(model, first + n),
+                                                  strict=True)))
         att.append(attention * n)
         default.append(layer_norms * n + dense_ffn * (n - n_moe) + moe_rest * n_moe + (per_norm if i == pp - 1 else 0))
         exp.append(experts * n_moe)
