@@ -53,8 +53,10 @@ def load_spec(path: str | os.PathLike[str], overrides: Iterable[str] = (), stric
     return load_report(Path(path), overrides=tuple(overrides), strict=strict)
 
 
-def evaluate(spec: ReportSpec) -> Results:
-    """The report model of a loaded spec: every number of the report, computed once (frozen).
+def evaluate(spec: ReportSpec, *, plans: bool = True) -> Results:
+    """The report model of a loaded spec: every number of the report, computed once (frozen).  ``plans=False``
+    leaves out the serving chapter's searches over other layouts (its cheapest layout and frontier figure, None
+    each), most of a serving spec's evaluation; every other number is the same.
 
     >>> model = evaluate(load_spec("specs/llama8b-h100.yaml"))
     >>> round(model.s("ridge_point"), 1)           # 989.4 TFLOP/s / 3.35 TB/s (seed 003)
@@ -64,7 +66,7 @@ def evaluate(spec: ReportSpec) -> Results:
     """
     from genreport.model.evaluate import evaluate as _evaluate
 
-    return _evaluate(spec)
+    return _evaluate(spec, plans)
 
 
 def results_document(model: Results, baseline: Results | None = None) -> dict[str, object]:
