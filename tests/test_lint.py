@@ -17,3 +17,12 @@ def test_ruff_clean():
         pytest.skip("ruff is not installed (scripts/setup --test installs it)")
     p = subprocess.run([ruff, "check", "--no-cache", str(ROOT)], capture_output=True, text=True, cwd=ROOT)
     assert p.returncode == 0, p.stdout + p.stderr
+
+
+def test_the_checkout_is_named_in_one_place():
+    """Every test file takes the checkout's root from tests/shared.py (issue 31: 43 files each defined their own)."""
+    import re
+
+    own = [p.name for p in sorted((ROOT / "tests").glob("*.py"))
+           if p.name != "shared.py" and re.search(r"^ROOT\s*=", p.read_text(encoding="utf-8"), re.M)]
+    assert not own, f"define ROOT in tests/shared.py only (from shared import ROOT): {own}"

@@ -8,7 +8,6 @@ the others a 1,024-token window; a tied 262,208 x 5,376 embedding), DeepSeek-V3 
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -18,8 +17,8 @@ from genreport.load.loader import _precision, load_hardware, load_model, load_re
 from genreport.load.spec import Parallelism
 from genreport.model import stages
 from genreport.model.env import usable_at
+from shared import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 SPEC = """\
 kind: report
 name: stages
