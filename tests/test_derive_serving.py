@@ -348,7 +348,8 @@ def test_one_gpu_moes_verify_round_reads_the_experts_its_tokens_touch(capsys):
     """On one GPU (no parallelism block) derive verify_time_bound took the experts the batch's B tokens touch, the
     plain round's (Llama 4 Scout, 16 experts, one a token, specs/models/llama-4-scout.yaml: 21.2 ms at batch 41), where
     the verify round runs n_v B = 4 x 41 tokens through the experts (the chapter's 22.2 ms); it now states the
-    chapter's verify round, and request_decode_time_bound its rounds summed."""
+    chapter's verify round, and request_decode_time_bound its rounds summed; each with its scope, as at a layout (it
+    had none on one GPU), and with --at the inputs'."""
     import re
 
     path = spec_file(SCOUT, "scout1")
@@ -362,6 +363,10 @@ def test_one_gpu_moes_verify_round_reads_the_experts_its_tokens_touch(capsys):
         out = capsys.readouterr().out
         got = float(re.search(rf"^  {re.escape(symbol)} = ([0-9.e+-]+) s", out, re.M).group(1))
         assert got == pytest.approx(want, rel=1e-5), qid
+        assert out.rstrip().splitlines()[-1] == \
+            f"  scope: the whole model on one GPU ({results.spec.hardware.title}), as the serving chapter states it"
+    assert main(["derive", "verify_time_bound", "--spec", str(path), "--no-latex", "--at", "n_v=2"]) == 0
+    assert capsys.readouterr().out.rstrip().splitlines()[-1].endswith(", with the inputs set with --at")
 
 
 def test_the_stall_free_rate_of_a_pipeline_streams_each_slice_per_micro_batch(capsys, spec):

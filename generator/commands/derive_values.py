@@ -148,6 +148,10 @@ def stated_at_point(qid: str, nums: Numbers, unit: str, integer: str = "") -> tu
                          f"{par.tp} x pp {par.pp} x ep {par.ep} x dp {par.dp})"
                          + (", as the serving chapter states it" if nums.spec.serving is not None
                             else ", the whole model at the layout with the inputs set with --at"))
+        elif own is not None and _chapters(qid):  # one GPU: the whole model on it, as a replica of one
+            lines.append(f"  scope: the whole model on one GPU ({nums.spec.hardware.title})"
+                         + (", as the serving chapter states it" if nums.spec.serving is not None and not nums.overridden
+                            else ", with the inputs set with --at"))
         return own, why, lines + window
     stated = entry.value
     where = ", ".join(f"{k} = {v}" for k, v in entry.params.items())
