@@ -146,4 +146,5 @@ def test_random_what_ifs_match(cases):
     specs = load_cases(SPECS, cases)
     got = js_evaluate([live.inputs(s) for s in specs])
     for spec, g in zip(specs, got, strict=True):
-        assert compare(evaluate(spec), g) == [], (spec.name, spec.overrides)
+        # the page redoes no layout search of the serving chapter, and compare reads none
+        assert compare(evaluate(spec, plans=False), g) == [], (spec.name, spec.overrides)
