@@ -11,13 +11,12 @@
 from __future__ import annotations
 
 from functools import cache
-from pathlib import Path
 
 import pytest
 from genreport.model.evaluate import Results
-from shared import evaluated
+from shared import ROOT, evaluated
 
-SPEC = Path(__file__).resolve().parents[1] / "specs" / "llama8b-h100.yaml"
+SPEC = ROOT / "specs" / "llama8b-h100.yaml"
 MS = 1e-3
 
 

@@ -27,6 +27,7 @@ import genreport.fileio as fileio
 import genreport.write.build as B
 import pytest
 from genreport.write.build import Built
+from shared import ROOT
 
 SPEC = """kind: report
 name: small
@@ -120,7 +121,7 @@ test_atomic_write._every_line(Path(sys.argv[2]), sys.argv[3] == "exchange")
 def test_write_killed_before_every_line_leaves_old_or_new(tmp_path, one_step):
     if one_step and not _can_exchange(tmp_path / "probe"):
         pytest.skip("no renameat2(RENAME_EXCHANGE) here")
-    p = subprocess.run([sys.executable, "-c", EVERY_LINE, str(Path(__file__).parent), str(tmp_path),
+    p = subprocess.run([sys.executable, "-c", EVERY_LINE, str(ROOT / "tests"), str(tmp_path),
                         "exchange" if one_step else "two-renames"], capture_output=True, text=True, timeout=600)
     assert p.returncode == 0, p.stderr[-3000:]
 
@@ -207,7 +208,7 @@ def _assert_no_orphans(spec: Path, wait: float = 5.0) -> None:
 def _kill_runs(tmp_path: Path, formats: str, delays: list[float], watch_tmp: int) -> None:
     spec = tmp_path / "small.yaml"
     spec.write_text(SPEC)
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent), "SOURCE_DATE_EPOCH": "0"}
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "SOURCE_DATE_EPOCH": "0"}
     command = [*_cli(), str(spec), "--format", formats, "--force", "-q", "-o"]
 
     reference = tmp_path / "reference"

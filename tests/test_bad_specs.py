@@ -30,8 +30,9 @@ from pathlib import Path
 
 import pytest
 from genreport.commands.cli import main
+from shared import ROOT
 
-BAD = Path(__file__).resolve().parent / "bad_specs"
+BAD = ROOT / "tests" / "bad_specs"
 # a finding names a file's line and column, or the argument at fault (--set PATH=VALUE has no line: stop 82)
 FINDING = re.compile(r"^(?P<where>--set .+?|\S.*?:\d+:\d+): (?P<text>.*)$")
 

@@ -36,7 +36,7 @@ from shared import ROOT
 
 HW_DIR = ROOT / "specs" / "hardware"
 MODEL_DIR = ROOT / "specs" / "models"
-HF_DIR = Path(__file__).resolve().parent / "fixtures" / "hf"
+HF_DIR = ROOT / "tests" / "fixtures" / "hf"
 
 HW_FILES = sorted(HW_DIR.glob("*.yaml"))
 MODEL_FILES = sorted(MODEL_DIR.glob("*.yaml"))

@@ -6,6 +6,7 @@ import json
 
 import pytest
 from genreport.commands.cli import EXIT, main
+from shared import ROOT
 
 
 def test_unknown_command_names_the_close_matches(capsys, tmp_path, monkeypatch):
@@ -63,7 +64,7 @@ def test_an_unknown_option_names_the_closest_one_of_each_command(capsys):
 
 def test_exit_codes_are_distinct_and_documented():
     assert len(set(EXIT.values())) == len(EXIT)
-    readme = (__import__("pathlib").Path(__file__).resolve().parents[1] / "README.md").read_text()
+    readme = (ROOT / "README.md").read_text()
     for name, code in EXIT.items():
         assert f"| {code} |" in readme, (name, code)
 
@@ -218,9 +219,8 @@ def test_notebook_display_is_the_decision_table_escaped(tmp_path):
 def _package_tree(tmp_path):
     """genreport's import layout (package-dir generator/ with formulas/ inside), as an installed copy has it:
     type checkers do not follow the editable install's import hook."""
-    from pathlib import Path
 
-    root = Path(__file__).resolve().parents[1]
+    root = ROOT
     pkg = tmp_path / "site" / "genreport"
     pkg.mkdir(parents=True)
     for f in (root / "generator").iterdir():
@@ -282,9 +282,8 @@ def _complete_in_bash(words: list[str], cwd) -> list[str]:
 
 
 def test_bash_completion_of_commands_options_catalog_names_and_paths():
-    from pathlib import Path
 
-    root = Path(__file__).resolve().parents[1]
+    root = ROOT
     assert _complete_in_bash(["genreport", "pl"], root) == ["plan"]
     assert _complete_in_bash(["genreport", "plan", "--hardware", "h1"], root) == ["h100-nvl", "h100-pcie", "h100-sxm"]
     assert _complete_in_bash(["genreport", "plan", "--hardware", "h100-sxm,b2"], root) == ["h100-sxm,b200"]
@@ -311,9 +310,8 @@ def test_completion_scripts_for_three_shells(capsys):
 
 
 def test_quiet_and_verbose(tmp_path, capsys):
-    from pathlib import Path
 
-    root = Path(__file__).resolve().parents[1]
+    root = ROOT
     config = root / "tests" / "fixtures" / "hf" / "gemma-3-27b.json"  # notes what it assumed
     assert main(["import-hf", str(config), "-o", str(tmp_path / "m.yaml")]) == 0
     assert "model spec" in capsys.readouterr().err
@@ -367,7 +365,7 @@ def test_user_and_project_defaults(tmp_path, monkeypatch, capsys):
     assert main(["list", "hardware", "--format", "json"]) == 0
     prices = {x["name"]: x["price_per_hour_usd"] for x in json.loads(capsys.readouterr().out)["hardware"]}
     assert prices["b200"] == 5.5 and prices["h100-sxm"] == 2.5
-    spec = str(config.Path(__file__).resolve().parents[1] / "specs" / "llama8b-h100.yaml")
+    spec = str(ROOT / "specs" / "llama8b-h100.yaml")
     assert main([spec, "--format", "json", "-q"]) == 0
     assert (tmp_path / "project" / "built" / "llama8b-h100" / "results.json").is_file()
     assert main([spec, "--format", "json", "-q", "-o", str(tmp_path / "given")]) == 0  # the command line wins

@@ -15,12 +15,12 @@ Rules checked:
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 import yaml
+from shared import ROOT
 
-HW_DIR = Path(__file__).resolve().parents[1] / "specs" / "hardware"
+HW_DIR = ROOT / "specs" / "hardware"
 HW_FILES = sorted(HW_DIR.glob("*.yaml"))
 
 GiB = 2**30

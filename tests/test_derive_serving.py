@@ -15,7 +15,7 @@ import pytest
 from genreport import load_spec
 from genreport.commands.cli import main
 from genreport.errors import SpecError
-from shared import MAVERICK_TWO_NODES, SPECS, derive_reads, evaluated_text, spec_file
+from shared import MAVERICK_TWO_NODES, ROOT, SPECS, derive_reads, evaluated_text, spec_file
 from shared import evaluated_to_read as evaluated  # the tests and derive only read the results: no copy each
 
 SPEC = """\
@@ -120,7 +120,7 @@ def test_set_reaches_rate_and_speculative(capsys, spec):
 
 
 def test_set_adds_a_serving_block_and_checks_it(tmp_path):
-    base = Path(__file__).resolve().parent.parent / "specs" / "llama70b-h100-tp8.yaml"
+    base = ROOT / "specs" / "llama70b-h100-tp8.yaml"
     spec = load_spec(base, ["serving.prompt=4k", "serving.output=512", "serving.rate=3",
                             "serving.speculative.draft_tokens=1", "serving.speculative.acceptance=0.85",
                             "serving.prefix_hit=0.25", "serving.chunk=2k"])
@@ -349,7 +349,7 @@ def test_one_gpu_moes_verify_round_reads_the_experts_its_tokens_touch(capsys):
     plain round's (Llama 4 Scout, 16 experts, one a token, specs/models/llama-4-scout.yaml: 21.2 ms at batch 41), where
     the verify round runs n_v B = 4 x 41 tokens through the experts (the chapter's 22.2 ms); it now states the
     chapter's verify round, and request_decode_time_bound its rounds summed; each with its scope, as at a layout (it
-    had none on one GPU), and with --at the inputs'."""
+    had none on one GPU), and away from the chapter's point (--at, --batch, --context) not the chapter's."""
     import re
 
     path = spec_file(SCOUT, "scout1")
@@ -365,8 +365,10 @@ def test_one_gpu_moes_verify_round_reads_the_experts_its_tokens_touch(capsys):
         assert got == pytest.approx(want, rel=1e-5), qid
         assert out.rstrip().splitlines()[-1] == \
             f"  scope: the whole model on one GPU ({results.spec.hardware.title}), as the serving chapter states it"
-    assert main(["derive", "verify_time_bound", "--spec", str(path), "--no-latex", "--at", "n_v=2"]) == 0
-    assert capsys.readouterr().out.rstrip().splitlines()[-1].endswith(", with the inputs set with --at")
+    for away in (["--at", "n_v=2"], ["--batch", "7"], ["--context", "3000"]):  # not the chapter's number (a review)
+        assert main(["derive", "verify_time_bound", "--spec", str(path), "--no-latex", *away]) == 0
+        last = capsys.readouterr().out.rstrip().splitlines()[-1]
+        assert last.endswith(", at the inputs above, not the serving chapter's point"), (away, last)
 
 
 def test_the_stall_free_rate_of_a_pipeline_streams_each_slice_per_micro_batch(capsys, spec):
@@ -475,3 +477,16 @@ def test_derive_states_the_chapters_compute_batch(capsys, spec, layout):
     value = float(out.strip().splitlines()[-1].split("=")[-1])
     assert int(value) == r.serving["compute_batch"], (value, r.serving["compute_batch"])
     assert "the whole model's request FLOPs over the replica's n_TP n_st GPUs" in out
+
+
+def test_a_layouts_serving_round_away_from_the_chapters_point_is_not_called_the_chapters(capsys):
+    """At a layout the scope line said "as the serving chapter states it" under --batch and --at too (a review):
+    Llama 3.1 70B at tp 8, the request's rounds at the chapter's batch, then at 7 sequences and at a slower memory."""
+    spec = str(SPECS / "llama70b-h100-tp8.yaml")
+    derive_reads(SPECS / "llama70b-h100-tp8.yaml", evaluated("llama70b-h100-tp8.yaml"))
+    for away, tail in (([], ", as the serving chapter states it"),
+                       (["--batch", "7"], ", at the inputs above, not the serving chapter's point"),
+                       (["--at", "W=1e12"], ", at the inputs above, not the serving chapter's point")):
+        assert main(["derive", "request_decode_time_bound", "--spec", spec, "--no-latex", *away]) == 0
+        last = capsys.readouterr().out.rstrip().splitlines()[-1]
+        assert last == "  scope: one replica's (8 GPUs of tp 8 x pp 1 x ep 1 x dp 1)" + tail, (away, last)

@@ -199,7 +199,7 @@ def test_cli_git_revision(tmp_path, capsys, monkeypatch):
 def test_review_of_a_real_spec_change(tmp_path, capsys):
     """Issue 33: the inputs that changed first, the grid change as a grid change, each quantity once (the lead
     accounting), grouped; Markdown for a pull-request comment; --exit-code 4."""
-    spec = Path(__file__).resolve().parents[1] / "specs" / "llama8b-h100.yaml"
+    spec = ROOT / "specs" / "llama8b-h100.yaml"
     common = [str(spec), "--format", "json", "-q", "--name", "r"]
     assert cli_main([*common, "-o", str(tmp_path / "a")]) == 0
     assert cli_main([*common, "-o", str(tmp_path / "b"), "--set", "precision.kv_cache=fp8",

@@ -12,17 +12,17 @@ import json
 import math
 import shutil
 import subprocess
-from pathlib import Path
 
 import pytest
 from genreport.load import objects, units
 from genreport.present import fmt
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
+from shared import ROOT
 
 NODE = shutil.which("node")
 needs_node = pytest.mark.skipif(NODE is None, reason="node is not installed (Debian package nodejs)")
-FMT_JS = Path(__file__).resolve().parents[1] / "templates" / "live" / "fmt.js"
+FMT_JS = ROOT / "templates" / "live" / "fmt.js"
 SETTINGS = settings(max_examples=300, deadline=None, database=None, suppress_health_check=list(HealthCheck))
 FEWER = settings(SETTINGS, max_examples=200)
 
@@ -238,7 +238,7 @@ def test_time_keeps_the_third_digit():
     got = [fmt.time(x) for x in (1.004, 0.02498, 0.0248, 0.136, 2.0, 0.05, 2e-6, 1.5e-5, 0.99996, 9.9996e-6, None)]
     assert got == ["1.00 s", "25.0 ms", "24.8 ms", "136 ms", "2 s", "50 ms", "2 µs", "0.015 ms", "1.00 s", "10.0 µs",
                    "n/a"]
-    src = (Path(__file__).resolve().parents[1] / "templates" / "sections" / "s9_serving.html.j2").read_text()
+    src = (ROOT / "templates" / "sections" / "s9_serving.html.j2").read_text()
     assert "row.ttft[1] | time }}" in src and "row.tpot[1] | time }}" in src
 
 

@@ -3,12 +3,11 @@ file system, and claims text shown escaped on the terminal."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from genreport.commands import audit
 from genreport.commands.cli import main
+from shared import ROOT
 
-PUBLISHED = Path(__file__).resolve().parent / "data" / "published.csv"
+PUBLISHED = ROOT / "tests" / "data" / "published.csv"
 
 
 def test_too_many_rows_are_refused_before_any_work(tmp_path, capsys, monkeypatch):

@@ -16,6 +16,7 @@ from genreport.commands.diff import MAX_BYTES, compare, read_results, render
 from genreport.errors import SpecError
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from shared import ROOT
 
 GIT_ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t",
            "GIT_COMMITTER_EMAIL": "t@example.com", "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_SYSTEM": os.devnull}
@@ -170,7 +171,7 @@ def test_closed_pipe_is_quiet(tmp_path):
 
 # ----------------------------------------------------------------------------------------------- fuzz
 
-REFERENCE = json.loads((Path(__file__).resolve().parents[1] / "out" / "llama8b-h100" / "results.json").read_text())
+REFERENCE = json.loads((ROOT / "out" / "llama8b-h100" / "results.json").read_text())
 BASE = {"quantities": REFERENCE["quantities"][:40], "spec": REFERENCE["spec"]}
 LEAF = st.one_of(st.none(), st.booleans(), st.integers(-10**30, 10**30), st.floats(), st.text(max_size=12))
 VALUE = st.recursive(LEAF, lambda inner: st.one_of(st.lists(inner, max_size=3),

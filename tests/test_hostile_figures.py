@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import html
 import re
-from pathlib import Path
 
 import pytest
 from genreport.load.loader import load_report
 from genreport.model.evaluate import evaluate
 from genreport.present import figures
+from shared import ROOT
 
-SPEC = Path(__file__).resolve().parents[1] / "specs" / "llama8b-h100.yaml"
+SPEC = ROOT / "specs" / "llama8b-h100.yaml"
 
 
 @pytest.mark.parametrize("title, shown", [

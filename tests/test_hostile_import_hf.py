@@ -14,8 +14,9 @@ from genreport.commands.import_hf import import_config
 from genreport.errors import SpecError
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from shared import ROOT
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures" / "hf"
+FIXTURES = ROOT / "tests" / "fixtures" / "hf"
 LLAMA = (FIXTURES / "llama-3.1-8b.json").read_text()
 
 

@@ -3,16 +3,14 @@ every entry of results.json, for specs and random what-ifs, to 1e-9 relative."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from genreport import evaluate, load_spec
 from genreport.present import live
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from livejs import close, entry_differences, js_key, load_cases, needs_node, run
-from shared import evaluated_to_read
+from shared import ROOT, evaluated_to_read
 
-SPECS = Path(__file__).resolve().parent.parent / "specs"
+SPECS = ROOT / "specs"
 pytestmark = needs_node
 
 EVALUATE = """

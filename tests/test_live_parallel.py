@@ -5,17 +5,16 @@ relative, or None with the same reason), which roof binds each decode point, and
 from __future__ import annotations
 
 import copy
-from pathlib import Path
 
 from genreport import evaluate
 from genreport.present import live
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from livejs import close, entry_differences, js_key, load_cases, needs_node, run
-from shared import evaluated_to_read
+from shared import ROOT, evaluated_to_read
 from test_live_model import compare_decision
 
-SPECS = Path(__file__).resolve().parent.parent / "specs"
+SPECS = ROOT / "specs"
 SCRIPTS = ("fmt.js", "formulas.js", "model.js", "parallel.js")  # fmt.js: the notes' numbers, as the page writes them
 PARALLEL = ("llama70b-h100-tp2.yaml", "llama70b-h100-tp8.yaml", "llama405b-h200-fp8-tp8.yaml",
             "deepseek-v3-h200-ep8.yaml", "mixtral8x22b-h100-tp8-ep8.yaml")

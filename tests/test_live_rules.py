@@ -11,7 +11,6 @@ import math
 import shlex
 import subprocess
 from functools import cache
-from pathlib import Path
 
 import pytest
 from genreport import load_spec
@@ -23,8 +22,9 @@ from genreport.present import live
 from hypothesis import HealthCheck, Phase, example, given, settings
 from hypothesis import strategies as st
 from livejs import NODE, needs_node
+from shared import ROOT
 
-SPECS = Path(__file__).resolve().parent.parent / "specs"
+SPECS = ROOT / "specs"
 ONE, MANY, MOE = "llama8b-h100.yaml", "llama70b-h100-tp2.yaml", "deepseek-v3-h200-ep8.yaml"  # MOE: MLA as well
 pytestmark = needs_node
 

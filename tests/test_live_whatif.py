@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import functools
 import json
-from pathlib import Path
 
 import pytest
 from genreport import load_spec
@@ -14,8 +13,9 @@ from genreport.present import live
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from livejs import needs_node, run
+from shared import ROOT
 
-SPECS = Path(__file__).resolve().parent.parent / "specs"
+SPECS = ROOT / "specs"
 SCRIPTS = ("formulas.js", "fmt.js", "model.js", "parallel.js", "whatif.js")  # as a many-GPU report
 pytestmark = needs_node
 

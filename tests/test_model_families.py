@@ -25,7 +25,7 @@ from genreport.load.loader import load_hardware, load_model
 from genreport.model.catalog import kv_facts, model_facts
 from shared import ROOT
 
-HF = Path(__file__).resolve().parent / "fixtures" / "hf"
+HF = ROOT / "tests" / "fixtures" / "hf"
 MODELS = ROOT / "specs" / "models"
 GiB = 2**30
 H100 = 80 * GiB  # specs/hardware/h100-sxm.yaml: 80 GiB (seed 003)

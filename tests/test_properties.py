@@ -15,6 +15,7 @@ import pytest
 from genreport.formulas.compiled import load
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
+from shared import ROOT
 
 Q = load()
 REL = 1e-9
@@ -170,12 +171,11 @@ def test_vectorised_evaluation_matches_pointwise():
 
 
 def test_evaluate_survives_a_ridge_equal_to_the_attention_intensity():
-    from pathlib import Path
 
     from genreport.load.loader import load_report
     from genreport.model.evaluate import evaluate
 
-    spec = Path(__file__).resolve().parents[1] / "specs" / "llama8b-h100.yaml"
+    spec = ROOT / "specs" / "llama8b-h100.yaml"
     # Llama 3.1 8B bf16: I_KV = G = 4 FLOP/B (seed 003 section 3); 989.4 TFLOP/s / 247.35 TB/s = 4 FLOP/B
     r = evaluate(load_report(spec, overrides=["hardware.memory.bandwidth=247.35 TB/s"]))
     assert r.scalars["seed"]["critical_context"] is None

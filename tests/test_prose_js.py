@@ -4,15 +4,14 @@ not fit, MoE and random what-ifs. One node subprocess per test."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from genreport import evaluate
 from genreport.present import live, prose, summary
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from livejs import load_cases, needs_node, run
+from shared import ROOT
 
-SPECS = Path(__file__).resolve().parent.parent / "specs"
+SPECS = ROOT / "specs"
 SCRIPTS = ("formulas.js", "fmt.js", "model.js", "parallel.js", "prose.js")
 pytestmark = needs_node
 

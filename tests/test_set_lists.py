@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from genreport import load_spec
 from genreport.errors import SpecError
+from shared import ROOT
 
-SPEC = Path(__file__).resolve().parent.parent / "specs" / "llama8b-h100.yaml"
+SPEC = ROOT / "specs" / "llama8b-h100.yaml"
 
 
 @pytest.mark.parametrize(("override", "field", "want"), [
@@ -22,7 +21,7 @@ def test_single_value_is_a_one_element_list(override, field, want):
 
 
 def test_a_list_path_the_spec_lacks_is_read_from_the_schema():
-    spec = load_spec(Path(__file__).resolve().parent.parent / "specs" / "seed000-70b-h100.yaml",
+    spec = load_spec(ROOT / "specs" / "seed000-70b-h100.yaml",
                      ["workloads.training.recipes=fp32-grads", "workloads.training.micro_batch_tokens=4k"])
     assert spec.workloads.recipes == ("fp32-grads",)
 

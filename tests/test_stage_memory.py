@@ -189,7 +189,11 @@ def test_a_stages_layers_counted_without_walking_them_are_those_it_holds(name):
             for i in range(model.layers + 1):
                 assert stages.kinds_before(model, i) == tuple(kinds[:i].count(k) for k in stages.KINDS), (period, i)
                 assert stages.routed_before(model, i) == sum(routed[:i]), (first, step, i)
-            for pp in (1, 2, 5, 23):
-                parts = stages.stage_parts(model, pp)
-                assert sum(g + w + c for g, w, c in parts.kinds) == 23
-                assert [sum(k) for k in zip(*parts.kinds, strict=True)] == [kinds.count(k) for k in stages.KINDS]
+            for pp in (1, 2, 5, 23):  # each stage's own layers, walked one by one
+                parts, first = stages.stage_parts(model, pp), 0
+                for i, n in enumerate(stages.stage_layers(model.layers, pp)):
+                    mine = kinds[first:first + n]
+                    assert parts.kinds[i] == tuple(mine.count(k) for k in stages.KINDS), (period, pp, i)
+                    experts = parameter_count(model).experts_routed / max(sum(routed), 1)
+                    assert parts.experts[i] == pytest.approx(experts * sum(routed[first:first + n]), rel=1e-12)
+                    first += n

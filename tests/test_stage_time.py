@@ -21,6 +21,7 @@ from genreport.formulas import architecture as arch
 from genreport.formulas.compiled import load
 from genreport.model import stages
 from genreport.model.layout import point_values
+from shared import ROOT
 from test_stage_memory import _spec
 
 # dense models with global and windowed layers, at pipeline degrees that divide their layers or are powers of two
@@ -120,11 +121,10 @@ def test_gemma3_1b_at_pp4_takes_the_stage_of_seven_layers_with_one_global():
 def test_the_share_is_linear_in_a_mean_over_contexts():
     """at_share moves a mean of c over contexts (a request's rounds) as it moves each round's c: the request
     formulas take the mean c, so the share must commute with it."""
-    from pathlib import Path
 
     from genreport.load.loader import load_model
 
-    m = load_model(Path(__file__).resolve().parent.parent / "specs/models/gemma-3-27b.yaml")
+    m = load_model(ROOT / "specs/models/gemma-3-27b.yaml")
     share = stages.time_share(m, 5)
     assert share == pytest.approx(2 / 13)
     s = np.arange(500.0, 40000.0, 37.0)

@@ -26,6 +26,7 @@ import pytest
 from genreport import evaluate, load_spec
 from genreport.commands.cli import main as cli_main
 from genreport.errors import SpecError
+from shared import ROOT
 
 EXPERT = 3 * 2880 * 2880 + 3 * 2880
 assert EXPERT == 24_891_840
@@ -170,7 +171,7 @@ def test_results_and_inputs_table_state_each_class(tmp_path):
     assert p["bytes_per_weight"] == pytest.approx((HELD_EXPERTS + REST * 2) / TOTAL, rel=1e-12)
 
 
-FIXTURES = __import__("pathlib").Path(__file__).resolve().parent / "fixtures" / "hf"
+FIXTURES = ROOT / "tests" / "fixtures" / "hf"
 
 
 def test_import_hf_writes_the_checkpoint_precision(tmp_path, capsys):
@@ -205,7 +206,7 @@ def test_plan_tries_the_checkpoint_precision(capsys):
     from genreport.load.loader import load_model
     from genreport.model.plan import plan_precision
 
-    model = load_model(__import__("pathlib").Path(__file__).resolve().parent.parent / "specs" / "models"
+    model = load_model(ROOT / "specs" / "models"
                        / "gpt-oss-120b.yaml")
     prec = plan_precision("checkpoint", model)
     assert prec.format_of("experts") == "mxfp4" and prec.compute == "bf16"

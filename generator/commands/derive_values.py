@@ -142,16 +142,18 @@ def stated_at_point(qid: str, nums: Numbers, unit: str, integer: str = "") -> tu
         if nums.overridden and nums.spec.parallelism is not None and not nums.whole:
             lines.append("  scope: the formula above at the inputs set with --at, one GPU's step over its slice "
                          "(the report's numbers are at its own point: run without --at for them)")
-        elif nums.spec.parallelism is not None and own is not None and _chapters(qid):
-            par = nums.spec.parallelism  # a rate or a round of the serving chapter: one replica's, as it states them
-            lines.append(f"  scope: one replica's ({par.replica_gpus} GPU{'s' if par.replica_gpus > 1 else ''} of tp "
-                         f"{par.tp} x pp {par.pp} x ep {par.ep} x dp {par.dp})"
-                         + (", as the serving chapter states it" if nums.spec.serving is not None
-                            else ", the whole model at the layout with the inputs set with --at"))
-        elif own is not None and _chapters(qid):  # one GPU: the whole model on it, as a replica of one
-            lines.append(f"  scope: the whole model on one GPU ({nums.spec.hardware.title})"
-                         + (", as the serving chapter states it" if nums.spec.serving is not None and not nums.overridden
-                            else ", with the inputs set with --at"))
+        elif own is not None and _chapters(qid):  # a rate or a round of the serving chapter
+            # the chapter's own number where derive is at its point (no --at, --batch or --context moved it)
+            tail = (", as the serving chapter states it" if nums.spec.serving is not None and nums.point
+                    and not nums.overridden else ", at the inputs above, not the serving chapter's point"
+                    if nums.spec.serving is not None else ", the whole model at the inputs above (--at)")
+            par = nums.spec.parallelism
+            if par is not None:  # one replica's, as the chapter states them
+                lines.append(f"  scope: one replica's ({par.replica_gpus} GPU{'s' if par.replica_gpus > 1 else ''} of "
+                             f"tp {par.tp} x pp {par.pp} x ep {par.ep} x dp {par.dp})" + tail)
+            else:  # one GPU: the whole model on it, a replica of one
+                lines.append(f"  scope: the whole model on one GPU ({nums.spec.hardware.title})"
+                             + tail.replace(", the whole model at", ", at"))
         return own, why, lines + window
     stated = entry.value
     where = ", ".join(f"{k} = {v}" for k, v in entry.params.items())
