@@ -77,7 +77,7 @@ def moe_layers(model) -> tuple[bool, ...]:
 
 def kinds_before(model, i: int) -> tuple[int, int, int]:
     """The global, windowed and chunked layers among layers 0 .. i - 1 (:func:`layer_kinds` counted without
-    walking the layers: a stage's counts in O(1), where a hostile spec's 10^5 layers over 10^4 stages took 0.1 s a
+    walking the layers: a stage's counts in O(1), where a hostile spec's 10^5 layers at pp 8 took 37 ms a
     call layer by layer)."""
     a = model.attention
     local = "windowed" if a.sliding_window else "chunked" if a.chunk_size else None
