@@ -243,11 +243,12 @@ def test_the_api_is_typed(tmp_path):
         "import genreport\n"
         "spec = genreport.load_spec('specs/llama8b-h100.yaml', overrides=['precision.kv_cache=fp8'])\n"
         "model = genreport.evaluate(spec)\n"
+        "quick = genreport.evaluate(spec, plans=False)\n"
         "tok: float | None = model.value('decode_tokens_per_s', batch=96, context=8192)\n"
         "other = model.what_if('hardware.memory.bandwidth=4.8 TB/s')\n"
         "built = genreport.build_report('specs/llama8b-h100.yaml', formats=('json',), spec=spec)\n"
         "folder = genreport.write_report(built, 'out')\n"
-        "print(tok, other.spec.name, folder.name)\n")
+        "print(tok, other.spec.name, folder.name, quick.spec.name)\n")
     bad = tmp_path / "bad.py"
     bad.write_text("import genreport\nn: int = genreport.evaluate(genreport.load_spec('x.yaml'))"
                    ".value('ridge_point')\n")
