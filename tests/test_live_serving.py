@@ -206,6 +206,7 @@ def test_serving_what_ifs_as_python_computes_them():
     assert alone.serving["cheapest"] is None and alone.serving["frontier"] is None
     assert _without_plans(alone.serving) == _without_plans(whole.serving)
     assert pickle.dumps(alone.entries) == pickle.dumps(whole.entries)  # every number derive reads
+    assert alone.what_if("serving.users=999").serving["cheapest"] is None  # its what-ifs evaluated as it was
 
 
 def test_a_page_without_a_layout_or_a_serving_block_recomputes_no_chapter():

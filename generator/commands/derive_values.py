@@ -144,16 +144,16 @@ def stated_at_point(qid: str, nums: Numbers, unit: str, integer: str = "") -> tu
                          "(the report's numbers are at its own point: run without --at for them)")
         elif own is not None and _chapters(qid):  # a rate or a round of the serving chapter
             # the chapter's own number where derive is at its point (no --at, --batch or --context moved it)
+            par = nums.spec.parallelism
+            # one replica's, as the chapter states them; on one GPU the whole model on it, a replica of one
+            whose = (f"one replica's ({par.replica_gpus} GPU{'s' if par.replica_gpus > 1 else ''} of tp {par.tp} x pp "
+                     f"{par.pp} x ep {par.ep} x dp {par.dp})" if par is not None
+                     else f"the whole model on one GPU ({nums.spec.hardware.title})")
             tail = (", as the serving chapter states it" if nums.spec.serving is not None and nums.point
                     and not nums.overridden else ", at the inputs above, not the serving chapter's point"
-                    if nums.spec.serving is not None else ", the whole model at the inputs above (--at)")
-            par = nums.spec.parallelism
-            if par is not None:  # one replica's, as the chapter states them
-                lines.append(f"  scope: one replica's ({par.replica_gpus} GPU{'s' if par.replica_gpus > 1 else ''} of "
-                             f"tp {par.tp} x pp {par.pp} x ep {par.ep} x dp {par.dp})" + tail)
-            else:  # one GPU: the whole model on it, a replica of one
-                lines.append(f"  scope: the whole model on one GPU ({nums.spec.hardware.title})"
-                             + tail.replace(", the whole model at", ", at"))
+                    if nums.spec.serving is not None else f",{' the whole model' if par is not None else ''} at the "
+                    "inputs above (--at)")
+            lines.append(f"  scope: {whose}{tail}")
         return own, why, lines + window
     stated = entry.value
     where = ", ".join(f"{k} = {v}" for k, v in entry.params.items())

@@ -44,6 +44,11 @@ def evaluate(spec: ReportSpec, plans: bool = True) -> Results:
         return _evaluate(spec, plans)
 
 
+def _without_plans(spec: ReportSpec) -> Results:
+    """``evaluate(spec, plans=False)``: what an evaluation without the layout searches evaluates its what-ifs with."""
+    return evaluate(spec, plans=False)
+
+
 SCALARS = ("peak_flops", "bandwidth", "capacity", "ridge_point", "parameters", "weight_bytes",
            "kv_bytes_per_token", "kv_capacity_tokens", "attention_intensity", "training_flops_per_token")
 DECODE = ("decode_flops", "decode_bytes", "decode_time_memory", "decode_time_compute", "decode_tokens_per_s",
@@ -113,7 +118,7 @@ def _evaluate(spec: ReportSpec, plans: bool) -> Results:
         training=tables.training(spec, _whole_on_one_card(envs["seed"], spec), q),
         compare=tables.compare(spec, q, make_env), compare_models=tables.compare_models(spec, q, make_env),
         verdicts={}, numeric_critical_context=frozenset(numeric), reasons=reasons, one_card=one_card,
-        evaluator=evaluate,
+        evaluator=evaluate if plans else _without_plans,  # at() and what_if() evaluate as this one
     )
     if spec.parallelism is not None:  # many GPUs: the interconnect ledger, the bound of a round and its rates
         r = replace(r, parallel=layout.evaluate_parallel(r))
