@@ -30,7 +30,7 @@ class Config:
     out: Path | None = None
     hardware: tuple[str, ...] = ()
     prices: dict[str, float] = field(default_factory=dict)
-    memory_reserve: float | None = None
+    memory_reserve: float | str | None = None  # as written: a fraction, or a size ('6 GiB': load.objects.reserve_fields)
     files: tuple[Path, ...] = ()  # the files read, user's first
 
 

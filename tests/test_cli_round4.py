@@ -294,7 +294,8 @@ def test_the_engine_counts_take_k_as_the_token_counts_do(capsys):
 
 
 def test_a_percentage_where_the_spec_takes_a_fraction_says_the_fraction(capsys):
-    """``--memory-reserve 10%`` is taken on the command line; the spec's engine.memory_reserve is a fraction, and
-    ``--set engine.memory_reserve=10%`` was told "write a plain number such as 8.03e9" (review, stop 82)."""
+    """``--memory-reserve 10%`` is taken on the command line; the spec's engine.memory_reserve is a fraction or a
+    size, and ``--set engine.memory_reserve=10%`` was told "write a plain number such as 8.03e9" (review, stop 82)."""
     assert main(["specs/llama8b-h100.yaml", "--set", "engine.memory_reserve=10%", "--format", "json"]) == 1
-    assert "'10%' is not a number (hint: write the fraction, e.g. 0.1, without quotes)" in capsys.readouterr().err
+    assert ("'10%' is neither a fraction nor a size (hint: write the fraction, e.g. 0.1, without quotes, or a size "
+            "such as '6 GiB')") in capsys.readouterr().err

@@ -112,6 +112,9 @@ PER_CLASS = [  # weights per tensor class: b is the mean of what each point read
     # an MoE's training step below the ridge (I = 2 T N_a / (N b) = 113 FLOP/B at 2k tokens over tp 8, against 206):
     # page 1's row takes its weight traffic over the bandwidth, not its FLOPs, as the bound
     ("deepseek-v3-h200-ep8.yaml", ["parallelism.tp=8", "parallelism.dp=1", "workloads.training.micro_batch_tokens=2k"]),
+    # the engine's reserve written as a size (tests/test_reserve_size.py): every fit decision keeps those bytes
+    ("deepseek-v3-h200-ep8.yaml", ["engine.memory_reserve=30 GiB"]),
+    ("llama8b-h100.yaml", ["engine.memory_reserve=60 GiB", "hardware.memory.capacity=70 GiB"]),
 ]
 
 

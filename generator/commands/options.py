@@ -83,9 +83,10 @@ def level_of(argv: list[str]) -> int:
 def add_engine_memory(p: argparse.ArgumentParser) -> None:
     """--memory-reserve, --max-batched-tokens and --max-sequences: what an engine keeps of each device's memory (``plan``, ``sweep``);
     :func:`engine_memory` reads them."""
-    p.add_argument("--memory-reserve", default=None, metavar="FRACTION",
-                   help="share of each device's memory the engine keeps for itself (default 0.1, vLLM's gpu_memory_utilization "
-                        "0.9); 0 (with --max-batched-tokens 0) gives the KV cache everything beside the weights")
+    p.add_argument("--memory-reserve", default=None, metavar="FRACTION|SIZE",
+                   help="what the engine keeps of each device's memory: a share (default 0.1, vLLM's "
+                        "gpu_memory_utilization 0.9; or 10%%) or a size each device keeps ('6 GiB'); 0 (with "
+                        "--max-batched-tokens 0) gives the KV cache everything beside the weights")
     p.add_argument("--max-batched-tokens", default=None, metavar="N",
                    help="tokens of the engine step whose activations each device sets aside beside the reserve (default "
                         "8192, vLLM V1's max_num_batched_tokens; logits for 256 sampled sequences); 0: none")
@@ -94,27 +95,42 @@ def add_engine_memory(p: argparse.ArgumentParser) -> None:
                         "what fits")
 
 
-def engine_memory(args, reserve: float | None = None, step: dict | None = None) -> dict:
-    """The engine fields of a device (Hardware's memory_reserve, max_batched_tokens, max_sequences) that the command
-    line's --memory-reserve and --max-batched-tokens give, over ``reserve`` and ``step`` (a report spec's or the user's
+def engine_memory(args, reserve: dict | None = None, step: dict | None = None) -> dict:
+    """The engine fields of a device (Hardware's memory_reserve, memory_reserve_bytes, max_batched_tokens,
+    max_sequences) that the command line's --memory-reserve, --max-batched-tokens and --max-sequences give, over
+    ``reserve`` (the two reserve fields: load.objects.reserve_fields) and ``step`` (a report spec's or the user's
     config; None: genreport's defaults, vLLM's).  A value out of range is an error naming the option and its fix."""
     from genreport.errors import Finding, SpecError
+    from genreport.load import units
+    from genreport.load.objects import reserve_fields
     from genreport.load.spec import DEFAULT_MAX_BATCHED_TOKENS, DEFAULT_MAX_SEQUENCES, DEFAULT_MEMORY_RESERVE
 
     def err(where: str, message: str, hint: str) -> SpecError:
         return SpecError([Finding(where, 0, 0, "", message, hint)])
 
-    reserve = DEFAULT_MEMORY_RESERVE if reserve is None else reserve
+    reserve = reserve_fields(DEFAULT_MEMORY_RESERVE) if reserve is None else reserve
     step = step or {"max_batched_tokens": DEFAULT_MAX_BATCHED_TOKENS, "max_sequences": DEFAULT_MAX_SEQUENCES}
     if args.memory_reserve is not None:
-        text = args.memory_reserve
+        text = args.memory_reserve.strip()
+        share = None
         try:
-            reserve = float(text.rstrip("%")) / (100.0 if text.endswith("%") else 1.0)
+            share = float(text.rstrip("%")) / (100.0 if text.endswith("%") else 1.0)
         except ValueError:
-            reserve = float("nan")
-        if not 0.0 <= reserve <= 0.9:
-            raise err(f"--memory-reserve {text}", "must be a fraction from 0 to 0.9 (or 0% to 90%)",
-                      "write e.g. 0.1 or 10%")
+            pass
+        if share is None and not text.endswith("%"):  # a size each device keeps ('6 GiB', '6GiB')
+            try:
+                size = units.expect(text, units.BYTES).value
+            except units.UnitError:
+                size = float("nan")
+            if not size > 0:
+                raise err(f"--memory-reserve {args.memory_reserve}", "is neither a fraction nor a size",
+                          "write e.g. 0.1, 10% or 6GiB")
+            reserve = {"memory_reserve": 0.0, "memory_reserve_bytes": size}
+        elif share is None or not 0.0 <= share <= 0.9:
+            raise err(f"--memory-reserve {args.memory_reserve}", "must be a fraction from 0 to 0.9 (or 0% to 90%), "
+                      "or a size", "write e.g. 0.1, 10% or 6GiB")
+        else:
+            reserve = reserve_fields(share)
     def whole(option: str, text) -> int:
         """A count as --context and --batch write it (load.objects.tokens: digits, or with k / m), or digits alone for
         0 and the negative ones the range check below refuses; a word is bad input (these took argparse's int alone:
@@ -142,4 +158,17 @@ def engine_memory(args, reserve: float | None = None, step: dict | None = None) 
             raise err(f"--max-sequences {n}", "must be from 0 to 10,000,000",
                       "write e.g. 256 (vLLM's max_num_seqs), or 0 for no limit but what fits")
         step = {**step, "max_sequences": n}
-    return {"memory_reserve": reserve, **step}
+    return {**reserve, **step}
+
+
+def check_reserve(args, gpus) -> None:
+    """A size for --memory-reserve (or the config's) that leaves no memory on any of ``gpus``: an error naming the
+    option, not a plan of no layout or a sweep of nothing that fits."""
+    from genreport.errors import Finding, SpecError
+
+    if gpus and all(g.kept <= 0 for g in gpus):
+        largest = max(gpus, key=lambda g: g.capacity)
+        written = args.memory_reserve if args.memory_reserve is not None else "(your config's memory_reserve)"
+        raise SpecError([Finding(f"--memory-reserve {written}", 0, 0, "",
+                                 f"keeps all the memory of every GPU asked (the largest, {largest.title}, has "
+                                 f"{largest.capacity / 2**30:.1f} GiB)", "lower it, or write a fraction such as 0.1")])

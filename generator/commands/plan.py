@@ -35,7 +35,7 @@ import sys
 import time
 from pathlib import Path
 
-from genreport.commands.options import Parser, add_engine_memory, add_verbosity, engine_memory
+from genreport.commands.options import Parser, add_engine_memory, add_verbosity, check_reserve, engine_memory
 from genreport.errors import Finding, SpecError
 from genreport.terminal import progress, progress_done
 
@@ -394,9 +394,13 @@ def main(argv: list[str]) -> int:
         raise _err("--disaggregate", "needs a request that decodes (--output 2 or more)", "add e.g. --output 512")
     if args.sort == "gpus" and users is None:
         raise _err("--sort gpus", "needs --users (the GPUs that serve them)", "add e.g. --users 128")
-    reserve, step = defaults.memory_reserve, None  # the user's config, else genreport's defaults (vLLM's)
+    from genreport.load.objects import reserve_fields
+
+    # the user's config, else genreport's defaults (vLLM's)
+    reserve, step = None if defaults.memory_reserve is None else reserve_fields(defaults.memory_reserve), None
     if spec is not None:  # the report spec's engine (engine.memory_reserve, max_batched_tokens, serving.chunk)
-        reserve = spec.hardware.memory_reserve
+        reserve = {"memory_reserve": spec.hardware.memory_reserve,
+                   "memory_reserve_bytes": spec.hardware.memory_reserve_bytes}
         step = {"max_batched_tokens": spec.hardware.max_batched_tokens, "max_sequences": spec.hardware.max_sequences}
     engine = engine_memory(args, reserve, step)  # the command line's over them
     model = spec.model if spec is not None else _load("model", args.model, "model")
@@ -440,6 +444,7 @@ def main(argv: list[str]) -> int:
         gpus.append(g)
     if wrong:
         raise SpecError(wrong)
+    check_reserve(args, gpus)
     given = _prices(args.price, [g.name for g in gpus] + refs)
     prices = {**defaults.prices, **given}  # a report spec's own device keeps its price unless --price names it
     gpus = [dataclasses.replace(g, price_per_hour=prices.get(g.name, prices.get(ref, g.price_per_hour)))
@@ -482,7 +487,8 @@ def main(argv: list[str]) -> int:
     if args.format == "json":
         doc = {"model": model.name, "hardware": ",".join(g.name for g in gpus), "context": context, "batch": batch,
                "prompt": prompt, "output": output, "users": users, "tpot": tpot, "latency": tpot, "ttft": ttft,
-               "memory_reserve": engine["memory_reserve"], "prices": {g.name: g.price_per_hour for g in gpus},
+               "memory_reserve": engine["memory_reserve"], "memory_reserve_bytes": engine["memory_reserve_bytes"],
+               "prices": {g.name: g.price_per_hour for g in gpus},
                "board_watts": {g.name: g.power_watts for g in gpus}, "sorted_by": result.estimate,
                "estimate": args.estimate, "accounting": accounting, "max_gpus": args.max_gpus,
                "spec": spec.file if spec is not None else None,
@@ -581,7 +587,8 @@ def render_table(result, model, gpus, batch: int, context: int, tpot: float | No
 
     targets = [f"TTFT <= {fmt.time(shape.ttft)}" if shape.ttft else "", f"TPOT <= {fmt.time(tpot)}" if tpot else ""]
     target = ", ".join(t for t in targets if t)
-    reserve = gpus[0].memory_reserve
+    reserve = fmt.reserve(gpus[0].memory_reserve, gpus[0].memory_reserve_bytes) if gpus[0].kept < gpus[0].capacity \
+        else ""
     from genreport.model.serving import round_context
 
     tc = round_context(model, shape.prompt, shape.output)
@@ -594,7 +601,7 @@ def render_table(result, model, gpus, batch: int, context: int, tpot: float | No
                 "limit 'engine' where it stops the batch)" if 0 < gpus[0].max_sequences < batch else "")
              + (f", {shape.users:,} user{'s' if shape.users != 1 else ''}" if shape.users else "") + (f"; {target}" if target else "")
              + f"; times: {'the strict bound' if estimate == 'bound' else 'the serial estimate'}"
-             + (f"; {reserve:.0%} of each GPU kept by the engine" if reserve else "")
+             + (f"; {reserve} of each GPU kept by the engine" if reserve else "")
              + (f", and one step's activations ({gpus[0].max_batched_tokens:,} tokens a rank, at each layout's tp; with "
                 "data-parallel attention an MoE layer runs on the ep / tp ranks' tokens)"
                 if gpus[0].max_batched_tokens else "")]

@@ -17,7 +17,7 @@ import sys
 import time
 from pathlib import Path
 
-from genreport.commands.options import Parser, add_engine_memory, add_verbosity, engine_memory
+from genreport.commands.options import Parser, add_engine_memory, add_verbosity, check_reserve, engine_memory
 from genreport.errors import Finding, SpecError
 from genreport.terminal import safe
 
@@ -176,7 +176,10 @@ def main(argv: list[str]) -> int:
         raise _err(f"--figure-context {args.figure_context}", str(exc), "write e.g. 8k") from None
     from genreport import config
 
-    engine = engine_memory(args, config.load().memory_reserve)  # what each GPU's engine keeps, as plan keeps it
+    from genreport.load.objects import reserve_fields
+
+    given = config.load().memory_reserve  # what each GPU's engine keeps, as plan keeps it
+    engine = engine_memory(args, None if given is None else reserve_fields(given))
     show = (sys.stderr.isatty() or args.progress) and not args.quiet
 
     def warn(msg: str) -> None:
@@ -186,6 +189,7 @@ def main(argv: list[str]) -> int:
     root = project_root_for(Path.cwd() / "x.yaml") if (Path.cwd() / "specs").is_dir() else None
     models = load_catalog("model", _names(args.models), root, warn)
     gpus = [dataclasses.replace(g, **engine) for g in load_catalog("hardware", _names(args.hardware), root, warn)]
+    check_reserve(args, gpus)
     configs, skipped = sw.configurations(models, gpus, precisions)
     if not configs:
         # every one skipped: say why (a review read only "no configuration to evaluate" for fp4 on an H100)
@@ -207,7 +211,8 @@ def main(argv: list[str]) -> int:
     out = Path(args.out)
     written = []
     kept = kept_note(engine)
-    extra = {"memory_reserve": engine["memory_reserve"], "max_batched_tokens": engine["max_batched_tokens"],
+    extra = {"memory_reserve": engine["memory_reserve"], "memory_reserve_bytes": engine["memory_reserve_bytes"],
+             "max_batched_tokens": engine["max_batched_tokens"],
              "memory": kept, "figure": {"context": best["context"], "models": best["models"], "hardware": best["hardware"],
                         "best_decode_tokens_per_s": [[None if v != v else float(v) for v in row]
                                                      for row in best["value"].tolist()]}}
@@ -245,7 +250,10 @@ def _count(n: int, noun: str, plural: str = "s") -> str:
 def kept_note(engine: dict) -> str:
     """What the capacity leaves out of each GPU's memory, in words: the engine's reserve and its step's activations
     (``engine``: options.engine_memory's fields)."""
-    parts = [f"{engine['memory_reserve']:.0%} of each GPU kept by the engine"] if engine["memory_reserve"] else []
+    from genreport.present import fmt
+
+    kept = fmt.reserve(engine["memory_reserve"], engine["memory_reserve_bytes"])
+    parts = [f"{kept} of each GPU kept by the engine"] if engine["memory_reserve"] or engine["memory_reserve_bytes"] else []
     if engine["max_batched_tokens"]:
         parts.append(f"one {engine['max_batched_tokens']:,}-token step's activations")
     if not parts:

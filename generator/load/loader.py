@@ -33,6 +33,7 @@ from genreport.load.objects import (  # noqa: F401 - tokens: callers import it h
     _workloads,
     activation_workspace,
     engine_kernels,
+    reserve_fields,
     engine_step,
     hardware_from,
     model_from,
@@ -543,7 +544,7 @@ def load_report(path: Path, overrides: list[str] | tuple[str, ...] = (), strict:
          ("FFN matrix (d x d_ff)", model.hidden_size, model.ffn_size)) if model else ())
     eff = d.get("efficiency")
     engine = d.get("engine") or {}
-    reserve = float(engine.get("memory_reserve", DEFAULT_MEMORY_RESERVE))
+    reserve = reserve_fields(engine.get("memory_reserve", DEFAULT_MEMORY_RESERVE))
     # one engine step's activations on one GPU of the report's layout (0 without a model: nothing to run)
     step_tokens, seqs = engine_step(engine)
     if serving is not None and "max_batched_tokens" not in engine:
@@ -554,7 +555,16 @@ def load_report(path: Path, overrides: list[str] | tuple[str, ...] = (), strict:
     workspace = (activation_workspace(model, lay.tp, step_tokens, seqs, lay.ep, lay.pp) if model is not None
                  else 0.0)
     step = {"workspace": workspace, "max_batched_tokens": step_tokens, "max_sequences": seqs}
-    if hw is not None and model is not None and not hw.capacity * (1.0 - reserve) - workspace > 0:
+    kept = dataclasses.replace(hw, **reserve).kept if hw is not None else 0.0  # the memory beside the reserve
+    if hw is not None and not kept > 0:  # a size at least the card's memory
+        findings.add(doc.finding(("engine", "memory_reserve"),
+                                 f"the engine's reserve of {reserve['memory_reserve_bytes'] / 2**30:.1f} GiB is at least "
+                                 f"the {hw.title}'s {hw.capacity / 2**30:.1f} GiB of memory: nothing is left for the "
+                                 "model",
+                                 "lower it, write a fraction such as 0.1, or take a card with more memory"))
+        findings.items = _relocate(doc, findings.items)
+        findings.raise_if_errors(strict=strict)
+    if hw is not None and model is not None and not kept - workspace > 0:
         # the step's activations alone take the memory the reserve leaves: no weight fits, no memory is usable (a
         # 10M-token chunk once printed "16.06 GB of weights > -883.6 GiB usable")
         # the larger of its two parts is what to lower: the logits of max_sequences rows, or the step's tokens
@@ -566,16 +576,16 @@ def load_report(path: Path, overrides: list[str] | tuple[str, ...] = (), strict:
                      else ("engine", "max_batched_tokens"))
             hint = "lower it (vLLM's default is 8,192 tokens)"
         findings.add(doc.finding(where, workspace_message(step_tokens, seqs, workspace, logits,
-                                                          hw.capacity * (1.0 - reserve), hw.title),
+                                                          kept, hw.title),
                                  hint + ", or take a card with more memory"))
         findings.items = _relocate(doc, findings.items)
         findings.raise_if_errors(strict=strict)
-    hw = (dataclasses.replace(hw, memory_reserve=reserve, kernels=engine_kernels(engine, hw.vendor), **step)
+    hw = (dataclasses.replace(hw, **reserve, kernels=engine_kernels(engine, hw.vendor), **step)
           if hw is not None else hw)
     if hw is not None and serving is not None and serving.price:  # the service's price of a GPU-hour wins
         hw = dataclasses.replace(hw, price_per_hour=serving.price, sources=hw.sources | {
             "price": Source("the report spec's serving.price", "", "", "")})
-    cmp_hw = [dataclasses.replace(h, memory_reserve=reserve, kernels=engine_kernels(engine, h.vendor), **step)
+    cmp_hw = [dataclasses.replace(h, **reserve, kernels=engine_kernels(engine, h.vendor), **step)
               if h is not None else h
               for h in cmp_hw]
     # what the report analyses is not compared with itself (a what-if's --set hardware=h200 beside compare: [h200])

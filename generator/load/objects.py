@@ -184,6 +184,15 @@ def moe_from(moe: dict) -> MoE:
                shared_expert_ffn_size=moe.get("shared_expert_ffn_size", 0))
 
 
+def reserve_fields(written) -> dict[str, float]:
+    """Hardware's ``memory_reserve`` and ``memory_reserve_bytes`` of an engine reserve as a report spec
+    (engine.memory_reserve), a config file or ``--memory-reserve`` writes it: a fraction of each GPU's memory (0.1,
+    vLLM's gpu_memory_utilization 0.9), or a size each GPU keeps ('6 GiB': CUDA graphs and buffers measured once)."""
+    if isinstance(written, str):
+        return {"memory_reserve": 0.0, "memory_reserve_bytes": _q(written)}
+    return {"memory_reserve": float(written), "memory_reserve_bytes": 0.0}
+
+
 def engine_kernels(engine: dict, vendor: str = "NVIDIA") -> Kernels:
     """The engine block's fixed costs per kernel, the defaults of ``vendor``'s hardware where the spec is silent
     (spec.VENDOR_KERNELS; none elsewhere, spec.no_kernel_cost)."""

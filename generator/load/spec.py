@@ -403,6 +403,7 @@ class Hardware:
     notes: str = ""
     file: str = ""
     memory_reserve: float = 0.0  # fraction of the memory the serving engine keeps (the report spec's engine block)
+    memory_reserve_bytes: float = 0.0  # B per GPU the engine keeps, where the spec writes the reserve as a size
     kernels: Kernels = field(default_factory=Kernels)  # the engine's fixed costs per kernel (engine block, vendor's)
     workspace: float = 0.0  # B per GPU: one engine step's activations at the report's layout (activation_workspace)
     max_batched_tokens: int = 0  # T_w: the tokens of the step the workspace is sized for (engine.max_batched_tokens)
@@ -422,9 +423,15 @@ class Hardware:
         return GRAPHS.get(self.vendor, "CUDA graph")
 
     @property
+    def kept(self) -> float:
+        """Memory one GPU keeps beside the engine's reserve [B]: the capacity less its fraction (vLLM's
+        gpu_memory_utilization) or its size (engine.memory_reserve: '6 GiB'), before the activation workspace."""
+        return self.capacity * (1.0 - self.memory_reserve) - self.memory_reserve_bytes
+
+    @property
     def usable(self) -> float:
         """Memory the model may use on one GPU [B]: the capacity less the engine's reserve and activation workspace."""
-        return self.capacity * (1.0 - self.memory_reserve) - self.workspace
+        return self.kept - self.workspace
 
     def source_of(self, path: str) -> Source:
         for key in (path, path.rsplit(".", 1)[0], path.split(".", 1)[0]):

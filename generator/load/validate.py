@@ -375,6 +375,10 @@ def _findings(doc: Document, err) -> list[Finding]:
         return [doc.finding(path, f"{shown} is too large (at most {err.validator_value:g})",
                             "check the order of magnitude")]
     if err.validator == "unit":
+        if isinstance(v, str) and v.strip().endswith("%") and path and path[-1] == "memory_reserve":
+            # a fraction or a size: a percentage is neither (--memory-reserve takes '10%')
+            return [doc.finding(path, f"{shown} is neither a fraction nor a size",
+                                f"write the fraction, e.g. {_fraction_of(v)}, without quotes, or a size such as '6 GiB'")]
         if isinstance(v, str) and re.search(r"OPS\s*/", v):
             hint = "FLOPS already means per second: write 'TFLOP/s'"
         elif "needs" in err.message and "e.g." in err.message:

@@ -213,8 +213,7 @@ def usable_at(hw, model, tp: int, ep: int = 1, pp: int = 1) -> float:
     (formulas.memory.activation_workspace / activation_workspace_moe: the FFN's share split tp ways, an expert's
     intermediate max(tp / ep, 1) ways; the logits where pp divides the layers, as ``hw.usable`` counts them at the
     spec's layout).  With stages the memory formulas take each stage's own room instead (:func:`ledger`)."""
-    return hw.capacity * (1.0 - hw.memory_reserve) - activation_workspace(model, tp, hw.max_batched_tokens,
-                                                                            hw.max_sequences, ep, pp)
+    return hw.kept - activation_workspace(model, tp, hw.max_batched_tokens, hw.max_sequences, ep, pp)
 
 
 @dataclass(frozen=True)
@@ -285,7 +284,7 @@ def ledger(hw, model, precision, tp: int, pp: int, ep: int = 1, redundant: int =
             + (pc.ffn_dense + pc.experts_shared + pc.router + pc.norms) * b_d)
     flat = rest / tp + pc.experts_routed * b_x * held_x
     seqs = getattr(hw, "max_sequences", 0) or 0
-    base = hw.capacity * (1.0 - hw.memory_reserve) - activation_workspace(model, tp, hw.max_batched_tokens, 0, ep, 1)
+    base = hw.kept - activation_workspace(model, tp, hw.max_batched_tokens, 0, ep, 1)
     logits = float(seqs) * model.vocab_size * 4.0
     room = tuple(base - (logits if i == pp - 1 else 0.0) for i in range(pp))
     a = model.attention

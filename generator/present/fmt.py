@@ -189,6 +189,16 @@ def memsize(b) -> str:
     return f"{b:.4g} {units[k]}"
 
 
+def reserve(memory_reserve: float, memory_reserve_bytes: float = 0.0) -> str:
+    """An engine's memory reserve as the spec writes it (Hardware's two fields): a share of each GPU's memory, or the
+    size each GPU keeps.
+
+    >>> reserve(0.1), reserve(0.0, 6 * 2**30), reserve(0.0)
+    ('10%', '6 GiB', '0%')
+    """
+    return memsize(memory_reserve_bytes) if memory_reserve_bytes else f"{memory_reserve:.0%}"
+
+
 def nearest(x) -> str:
     """A root rounded to the nearest integer, with separators: 420.56 -> '421'."""
     return "n/a" if x is None or not math.isfinite(float(x)) else f"{round(float(x)):,}"

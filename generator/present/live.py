@@ -86,7 +86,7 @@ def inputs(spec) -> dict:
                and tuple(g[1:] for g in spec.gemms) == ((m.hidden_size, m.hidden_size), (m.hidden_size, m.ffn_size)))
     return {
         "hardware": {"dense": dict(sorted(hw.dense.items())), "bandwidth": hw.bandwidth, "capacity": hw.capacity,
-                     "memory_reserve": hw.memory_reserve,
+                     "memory_reserve": hw.memory_reserve, "memory_reserve_bytes": hw.memory_reserve_bytes,
                      "vendor": hw.vendor,  # fp8 weights without an fp8 peak: W8A16 on NVIDIA's (spec.weight_only_fp8)
                      # e_m per compute format: a large matmul's measured share of the peak (env.card_values)
                      "achieved_matmul": dict(sorted(hw.achieved_matmul.items())),

@@ -370,7 +370,7 @@ def _inputs(r: Results) -> list[dict]:
          "source": hw.source_of("memory.bandwidth").short()},
         {"what": "memory capacity", "symbol": "", "value": _capacity_value(hw),
          "source": hw.source_of("memory.capacity").short()},
-        {"what": "engine memory reserve", "symbol": "", "value": f"{hw.memory_reserve:.0%}",
+        {"what": "engine memory reserve", "symbol": "", "value": fmt.reserve(hw.memory_reserve, hw.memory_reserve_bytes),
          "source": "the spec (engine.memory_reserve)" if s.engine_reserve_given else MEMORY_RESERVE_SOURCE},
         {"what": "engine activation workspace (per GPU)", "symbol": "", "value": _workspace_value(s),
          "source": _workspace_source(s)},

@@ -252,9 +252,9 @@ def _windowed_kv(r: Results, sc: dict, scope: str) -> str:
 def _usable(r, sc) -> str:
     """The memory the fit decisions use: the capacity, or what the engine's reserve leaves of it."""
     hw = r.spec.hardware
-    if not hw.memory_reserve and not hw.workspace:
+    if hw.kept >= hw.capacity and not hw.workspace:
         return fmt.gib(sc["capacity"])
-    kept = [f"the engine's {hw.memory_reserve:.0%}"] if hw.memory_reserve else []
+    kept = [f"the engine's {fmt.reserve(hw.memory_reserve, hw.memory_reserve_bytes)}"] if hw.kept < hw.capacity else []
     kept += [f"a {fmt.gib(hw.workspace)} activation workspace"] if hw.workspace else []
     return f"{fmt.gib(sc['capacity'])} usable ({fmt.gib(hw.capacity)} less {' and '.join(kept)})"
 

@@ -37,7 +37,10 @@ def document(r: Results, baseline: Results | None = None, overrides=()) -> dict:
         "inputs": {
             "hardware": {"name": spec.hardware.name, "title": spec.hardware.title,
                          "peak_flops": float(r.scalars[r.lead]["peak_flops"]),  # P (env.peak_of: per-class formats' rate)
-                         "bandwidth": spec.hardware.bandwidth, "capacity": spec.hardware.capacity},
+                         "bandwidth": spec.hardware.bandwidth, "capacity": spec.hardware.capacity,
+                         # the engine's reserve as the spec wrote it: a share, or the bytes each GPU keeps
+                         "memory_reserve": spec.hardware.memory_reserve,
+                         "memory_reserve_bytes": spec.hardware.memory_reserve_bytes},
             "model": {"name": spec.model.name, "title": spec.model.title,
                       "parameters_declared": spec.model.declared_parameters,
                       "parameters_computed": r.params.total, "active_parameters": r.params.active,

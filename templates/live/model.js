@@ -185,8 +185,10 @@ const GR_MODEL = (function () {
     return 2.0 * (2.0 * m.hidden_size * tokens + ffn) + logits;
   }
 
+  /** Memory one GPU keeps beside the engine's reserve (Hardware.kept): its share or its size. */
+  function kept(hw) { return hw.capacity * (1 - (hw.memory_reserve || 0)) - (hw.memory_reserve_bytes || 0); }
   /** Memory the model may use on one GPU (Hardware.usable): the capacity less the reserve and the workspace. */
-  function usable(hw, m, par) { return hw.capacity * (1 - (hw.memory_reserve || 0)) - workspace(hw, m, par); }
+  function usable(hw, m, par) { return kept(hw) - workspace(hw, m, par); }
 
   // ------------------------------------------------------------------------------------ inputs of one accounting
   /** Bytes per weight of one format (load.spec.format_bytes): block scales included, a group's fp16 scale for int. */
@@ -1188,5 +1190,5 @@ const GR_MODEL = (function () {
   return {evaluate: evaluate, decision: decision, levers: levers, trainingBound: trainingBound, routedFacts: routedFacts, key: key, physical: physical, call: call, makeEnv: makeEnv,
     readAt: readAt, touchedAt: touchedAt, routedParameters: routedParameters, ONE_CUT: ONE_CUT, weightBytes: weightBytes, meanBytes: meanBytes, formatBytes: formatBytes,
     weightsLabel: weightsLabel, computeLabel: computeLabel, computesApart: computesApart,
-    parameterCount: parameterCount, localLayers: localLayers, roundContext: roundContext, prefillHeadDim: prefillHeadDim, prefillAttendedFraction: prefillAttendedFraction, picks: picks, usdPerMtok: usdPerMtok, nextLedger: nextLedger, usable: usable, NO_FIT: NO_FIT};
+    parameterCount: parameterCount, localLayers: localLayers, roundContext: roundContext, prefillHeadDim: prefillHeadDim, prefillAttendedFraction: prefillAttendedFraction, picks: picks, usdPerMtok: usdPerMtok, nextLedger: nextLedger, kept: kept, usable: usable, NO_FIT: NO_FIT};
 })();

@@ -502,7 +502,7 @@ const GR_WHATIF = (function () {
 
   /** The engine step's activations against the memory the card keeps beside its reserve (loader.workspace_message). */
   function checkWorkspace(inp, m) {
-    const hw = inp.hardware, kept = hw.capacity * (1 - (hw.memory_reserve || 0));
+    const hw = inp.hardware, kept = typeof GR_MODEL === "undefined" ? 0 : GR_MODEL.kept(hw);
     if (typeof GR_MODEL === "undefined" || GR_MODEL.usable(hw, m, inp.parallelism) > 0) return;
     const ws = kept - GR_MODEL.usable(hw, m, inp.parallelism), f = GR_FMT.format;
     // the larger of its two parts is what to lower (loader): the logits of max_sequences rows, or the step's tokens

@@ -1,0 +1,168 @@
+"""The engine's memory reserve written as a size (issue 27, "Headroom: an engine memory reserve (fraction or
+bytes)"): ``engine.memory_reserve: 6 GiB`` in a report spec, ``memory_reserve: 6 GiB`` in a config file and
+``--memory-reserve 6GiB`` for ``plan`` and ``sweep`` keep that many bytes of each GPU, as a fraction keeps its share,
+in every fit decision.
+
+Facts copied here, with their sources:
+* H100 SXM5 80 GB: 80 GiB of HBM3 as the hardware file gives it (specs/hardware/h100-sxm.yaml); H200: 141 GiB
+  (specs/hardware/h200.yaml).
+* vLLM sizes its KV cache from a fraction (gpu_memory_utilization, default 0.9) and, since v0.10, from a size
+  (kv_cache_memory_bytes); SGLang's mem_fraction_static and TensorRT-LLM's free_gpu_memory_fraction are fractions:
+  a size is what a start-up log measured once (CUDA graphs, NCCL buffers) carried to another card.
+
+A share of 0.25 is exact in binary, so 20 GiB of an 80 GiB card and 35.25 GiB of a 141 GiB card are the same bytes
+as 0.25 of each: every number a report, ``plan`` or ``sweep`` gives must then be the same.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from genreport.commands.cli import main
+from genreport.load.loader import load_report
+from genreport.load.objects import activation_workspace
+from genreport.model.env import usable_at
+from genreport.model.evaluate import evaluate
+from genreport.write.results import results_json
+from shared import ROOT
+
+GiB = 2**30
+
+DEEPSEEK_H100 = """\
+kind: report
+name: ds
+title: DeepSeek-V3 in fp8 on 8 H100
+hardware: {root}/specs/hardware/h100-sxm.yaml
+model: deepseek-v3
+precision: fp8
+parallelism: {{tp: 8, ep: 8}}
+engine: {{memory_reserve: {reserve}}}
+workloads:
+  decode: {{batch: [1, 64], context: [4k]}}
+"""
+
+
+def _spec(tmp_path, reserve: str, text: str = DEEPSEEK_H100, overrides=()):
+    path = tmp_path / "ds.yaml"
+    path.write_text(text.format(root=ROOT, reserve=reserve), encoding="utf-8")
+    return load_report(path, overrides=list(overrides))
+
+
+def _without_the_reserve(doc):
+    """results.json with the reserve's own echo left out (a share and a size are written differently, and the
+    inputs' digest with them)."""
+    if isinstance(doc, dict):
+        return {k: _without_the_reserve(v) for k, v in doc.items()
+                if k not in ("memory_reserve", "memory_reserve_bytes", "overrides", "sha256")}
+    if isinstance(doc, list):
+        return [_without_the_reserve(v) for v in doc]
+    return doc
+
+
+def test_a_size_is_kept_whole_before_the_activation_workspace(tmp_path):
+    """DeepSeek-V3 in fp8 on 8 H100 (tp 8, ep 8) with 6 GiB kept: each GPU keeps 80 - 6 = 74 GiB, and the model may use
+    that less one engine step's activations, at the spec's layout and at any other (env.usable_at)."""
+    spec = _spec(tmp_path, "6 GiB")
+    hw, model = spec.hardware, spec.model
+    assert (hw.memory_reserve, hw.memory_reserve_bytes) == (0.0, 6 * GiB)
+    assert hw.capacity == 80 * GiB and hw.kept == 74 * GiB
+    ws = activation_workspace(model, 8, hw.max_batched_tokens, hw.max_sequences, 8, 1)
+    assert ws > 0 and hw.workspace == ws and hw.usable == 74 * GiB - ws
+    assert usable_at(hw, model, 8, 8) == hw.usable
+    assert usable_at(hw, model, 4, 8) == 74 * GiB - activation_workspace(model, 4, hw.max_batched_tokens,
+                                                                           hw.max_sequences, 8, 1)
+
+
+@pytest.mark.parametrize(("spec", "size"), [("deepseek-v3-h200-ep8.yaml", "35.25 GiB"),  # MoE, MLA, dp attention, serving
+                                            ("llama70b-h100-tp8.yaml", "20 GiB")])  # dense, tp 8, serving
+def test_a_size_gives_every_number_its_equal_share_gives(spec, size):
+    """The committed serving specs with the reserve written as 0.25 and as the same bytes: results.json (every entry,
+    the serving chapter with its cheapest layout, page 1) is the same but for the reserve's own echo."""
+    path = ROOT / "specs" / spec
+    share, sized = (evaluate(load_report(path, overrides=[f"engine.memory_reserve={v}"])) for v in ("0.25", size))
+    assert sized.spec.hardware.memory_reserve_bytes == 0.25 * sized.spec.hardware.capacity
+    assert sized.spec.hardware.usable == share.spec.hardware.usable
+    a, b = (_without_the_reserve(json.loads(results_json(r))) for r in (share, sized))
+    assert a == b
+    assert share.serving is not None and share.serving["cheapest"] is not None  # the search ran, and agreed
+
+
+def test_the_report_says_the_size(tmp_path, capsys):
+    """The inputs table gives the size as written, and the summary what the model may use: 80 GiB less the 6 GiB
+    and one step's activations."""
+    spec = _spec(tmp_path, "6 GiB")
+    assert main([str(tmp_path / "ds.yaml"), "--format", "html", "-o", str(tmp_path / "out")]) == 0
+    html = (tmp_path / "out" / "ds" / "report.html").read_text(encoding="utf-8")
+    assert "engine memory reserve</td><td></td><td>6 GiB</td><td>the spec (engine.memory_reserve)</td>" in html
+    usable = f"{spec.hardware.usable / GiB:.4g} GiB usable (80 GiB less the engine's 6 GiB and a " \
+             f"{spec.hardware.workspace / GiB:.4g} GiB activation workspace)"
+    assert usable in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(("reserve", "message", "hint"), [
+    ("100 GiB", "engine.memory_reserve: the engine's reserve of 100.0 GiB is at least the NVIDIA H100 SXM5 80GB's 80.0 "
+                "GiB of memory: nothing is left for the model",
+     "lower it, write a fraction such as 0.1, or take a card with more memory"),
+    ("'10%'", "engine.memory_reserve: '10%' is neither a fraction nor a size",
+     "write the fraction, e.g. 0.1, without quotes, or a size such as '6 GiB'"),
+    ("6 GB/s", "engine.memory_reserve: '6 GB/s' is a bandwidth (B/s), but this field needs a size in B",
+     "give the value in the unit this field measures"),
+    ("0.95", "engine.memory_reserve: 0.95 is too large (at most 0.9)", "check the order of magnitude"),
+])
+def test_a_reserve_that_is_no_reserve_names_file_line_and_fix(tmp_path, capsys, reserve, message, hint):
+    path = tmp_path / "ds.yaml"
+    path.write_text(DEEPSEEK_H100.format(root=ROOT, reserve=reserve), encoding="utf-8")
+    out = tmp_path / "out"
+    assert main([str(path), "-o", str(out), "-q"]) == 1
+    err = capsys.readouterr().err
+    assert f"ds.yaml:8:" in err and message in err and f"(hint: {hint})" in err, err
+    assert "Traceback" not in err and not out.exists()
+
+
+def _plan(capsys, *args) -> dict:
+    assert main(["plan", "llama-3.1-70b", "--hardware", "h100-sxm", "--format", "json", *args]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_plan_takes_a_size_on_the_command_line_and_from_the_config(tmp_path, capsys, monkeypatch):
+    """``plan --memory-reserve 20GiB`` on an 80 GiB card lists the rows 0.25 lists (each GPU's free memory too), and
+    says the size; a config file's size is the same; a size no GPU holds is an error naming the option."""
+    share = _plan(capsys, "--memory-reserve", "0.25")
+    sized = _plan(capsys, "--memory-reserve", "20GiB")
+    assert (share["memory_reserve"], share["memory_reserve_bytes"]) == (0.25, 0.0)
+    assert (sized["memory_reserve"], sized["memory_reserve_bytes"]) == (0.0, 20 * GiB)
+    assert sized["rows"] == share["rows"] and sized["rows"]
+    assert main(["plan", "llama-3.1-70b", "--hardware", "h100-sxm", "--memory-reserve", "20 GiB"]) == 0
+    assert "; 20 GiB of each GPU kept by the engine" in capsys.readouterr().out
+    config = tmp_path / "config.yaml"
+    config.write_text("memory_reserve: 20 GiB\n", encoding="utf-8")
+    monkeypatch.setenv("GENREPORT_CONFIG", str(config))
+    monkeypatch.delenv("GENREPORT_NO_CONFIG")
+    assert _plan(capsys)["rows"] == share["rows"]
+    assert main(["plan", "llama-3.1-70b", "--hardware", "h100-sxm,h200", "--memory-reserve", "150GiB"]) == 1
+    assert ("--memory-reserve 150GiB: keeps all the memory of every GPU asked (the largest, NVIDIA H200 SXM 141GB, has "
+            "141.0 GiB) (hint: lower it, or write a fraction such as 0.1)") in capsys.readouterr().err
+    for bad in ("6GB/s", "lots", "95%"):
+        assert main(["plan", "llama-3.1-70b", "--hardware", "h100-sxm", "--memory-reserve", bad]) == 1
+        assert f"--memory-reserve {bad}: " in capsys.readouterr().err
+
+
+def test_sweep_takes_a_size(tmp_path, capsys):
+    """``sweep --memory-reserve 20GiB`` over an 80 GiB card gives the table 0.25 gives, and its capacity line says the
+    size; on a card the size leaves nothing (an L40S's 48 GB) nothing fits, with no negative count."""
+    tables = {}
+    for reserve in ("0.25", "20GiB"):
+        out = tmp_path / reserve
+        assert main(["sweep", "--models", "llama-3.1-8b", "--hardware", "h100-sxm", "--memory-reserve", reserve,
+                     "--batch", "1,64", "--context", "1k,32k", "-o", str(out), "--format", "csv"]) == 0
+        tables[reserve] = (out / "sweep.csv").read_text(encoding="utf-8")
+    assert tables["0.25"] == tables["20GiB"] and "capacity: 20 GiB of each GPU kept by the engine" in \
+        capsys.readouterr().out
+    out = tmp_path / "l40s"
+    assert main(["sweep", "--models", "llama-3.1-8b", "--hardware", "h100-sxm,l40s", "--memory-reserve", "60GiB",
+                 "--batch", "1", "--context", "1k", "-o", str(out), "--format", "csv"]) == 0
+    rows = (out / "sweep.csv").read_text(encoding="utf-8").splitlines()
+    head = rows[0].split(",")
+    l40s = [dict(zip(head, r.split(","), strict=True)) for r in rows[1:] if ",l40s," in r]
+    assert l40s and all(r["capacity_batch"] == "0" and r["fits"] == "false" for r in l40s)
