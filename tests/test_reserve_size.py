@@ -116,7 +116,7 @@ def test_a_reserve_that_is_no_reserve_names_file_line_and_fix(tmp_path, capsys, 
     out = tmp_path / "out"
     assert main([str(path), "-o", str(out), "-q"]) == 1
     err = capsys.readouterr().err
-    assert f"ds.yaml:8:" in err and message in err and f"(hint: {hint})" in err, err
+    assert "ds.yaml:8:" in err and message in err and f"(hint: {hint})" in err, err
     assert "Traceback" not in err and not out.exists()
 
 

@@ -175,7 +175,6 @@ def main(argv: list[str]) -> int:
     except ValueError as exc:
         raise _err(f"--figure-context {args.figure_context}", str(exc), "write e.g. 8k") from None
     from genreport import config
-
     from genreport.load.objects import reserve_fields
 
     given = config.load().memory_reserve  # what each GPU's engine keeps, as plan keeps it

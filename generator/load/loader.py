@@ -33,10 +33,10 @@ from genreport.load.objects import (  # noqa: F401 - tokens: callers import it h
     _workloads,
     activation_workspace,
     engine_kernels,
-    reserve_fields,
     engine_step,
     hardware_from,
     model_from,
+    reserve_fields,
     tokens,
 )
 from genreport.load.overrides import (
