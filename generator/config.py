@@ -31,6 +31,7 @@ class Config:
     hardware: tuple[str, ...] = ()
     prices: dict[str, float] = field(default_factory=dict)
     memory_reserve: float | str | None = None  # as written: a fraction, or a size ('6 GiB': load.objects.reserve_fields)
+    memory_reserve_at: tuple[str, int, int] | None = None  # the file, line and column that set it
     files: tuple[Path, ...] = ()  # the files read, user's first
 
 
@@ -61,6 +62,8 @@ def _read(path: Path) -> dict:
     if findings:
         raise SpecError(findings)
     data = dict(doc.data)
+    if "memory_reserve" in data:  # where it was set, for a later error about its value (plan, sweep)
+        data["memory_reserve_at"] = (str(path), *doc.where(("memory_reserve",)))
     if "out" in data:
         data["out"] = (path.parent / data["out"]) if not os.path.isabs(data["out"]) else Path(data["out"])
     return data
@@ -82,4 +85,5 @@ def load(start: Path | None = None) -> Config:
         prices.update(data.pop("prices", {}))
         merged.update(data)
     return Config(out=merged.get("out"), hardware=tuple(merged.get("hardware", ())), prices=prices,
-                  memory_reserve=merged.get("memory_reserve"), files=tuple(files))
+                  memory_reserve=merged.get("memory_reserve"), memory_reserve_at=merged.get("memory_reserve_at"),
+                  files=tuple(files))

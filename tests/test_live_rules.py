@@ -526,6 +526,32 @@ process.stdout.write(JSON.stringify(INPUT.keys.map(function (k) {
         assert path == ".".join(_alias(parts)), key
 
 
+def test_a_card_smaller_than_the_reserve_written_as_a_size_is_refused_as_the_loader_refuses_it(tmp_path):
+    """A spec keeping 60 GiB of each GPU (engine.memory_reserve: 60 GiB): a what-if card of 50 GiB keeps nothing for
+    the model, which the page refuses at the reserve with the loader's words (it blamed engine.max_sequences, "one
+    engine step of 0 tokens ... at least the -10.0 GiB", a review of stop 85); 70 GiB is applied."""
+    spec = tmp_path / "kept.yaml"
+    spec.write_text((SPECS / "llama8b-h100.yaml").read_text(encoding="utf-8").replace(
+        "memory_reserve: 0 ", "memory_reserve: 60 GiB "), encoding="utf-8")
+    assert "60 GiB" in spec.read_text(encoding="utf-8")
+    got = check([(str(spec), ["hardware.memory.capacity=50 GiB"]), (str(spec), ["hardware.memory.capacity=70 GiB"])])
+    assert got[0]["errors"] == ["engine.memory_reserve: the engine's reserve of 60.0 GiB is at least the NVIDIA H100 "
+                                "SXM5 80GB's 50.0 GiB of memory: nothing is left for the model (hint: lower it, write "
+                                "a fraction such as 0.1, or take a card with more memory)"], got[0]["errors"]
+    assert got[1]["errors"] == []
+    # a reserve that leaves less than one engine step's activations (0.3 of Llama 3.1 70B's 0.5 GiB at tp 8): the
+    # reserve is what to lower, not the step (the loader named serving.chunk, a review of stop 85)
+    sliver = tmp_path / "sliver.yaml"
+    sliver.write_text((SPECS / "llama70b-h100-tp8.yaml").read_text(encoding="utf-8").replace(
+        "hardware: h100-sxm\n", "hardware: h100-sxm\nengine: {memory_reserve: 79 GiB}\n"), encoding="utf-8")
+    got = check([(str(sliver), ["hardware.memory.capacity=79.3 GiB"]), (str(sliver), ["hardware.memory.capacity=90 GiB"])])
+    assert got[0]["errors"] == ["engine.memory_reserve: the engine's reserve keeps 79.0 GiB of the NVIDIA H100 SXM5 "
+                                "80GB's 79.3 GiB and one engine step of 8,192 tokens and 256 sequences needs 0.5 GiB of "
+                                "activations on each GPU: nothing is left for the weights (hint: lower it, or take a "
+                                "card with more memory)"], got[0]["errors"]
+    assert got[1]["errors"] == []
+
+
 def test_a_step_whose_activations_take_the_card_is_refused_as_the_loader_refuses_it():
     """QA of stop 71: ``serving.chunk=10000000`` on an 8B spec printed "16.06 GB of weights > -883.6 GiB usable" (the
     10M-token step's 955.6 GiB of activations beside an 80 GB card) and its what-if table said nothing moved. The

@@ -83,7 +83,10 @@ def test_a_size_gives_every_number_its_equal_share_gives(spec, size):
     share, sized = (evaluate(load_report(path, overrides=[f"engine.memory_reserve={v}"])) for v in ("0.25", size))
     assert sized.spec.hardware.memory_reserve_bytes == 0.25 * sized.spec.hardware.capacity
     assert sized.spec.hardware.usable == share.spec.hardware.usable
-    a, b = (_without_the_reserve(json.loads(results_json(r))) for r in (share, sized))
+    docs = [json.loads(results_json(r)) for r in (share, sized)]
+    assert [(d["inputs"]["hardware"]["memory_reserve"], d["inputs"]["hardware"]["memory_reserve_bytes"]) for d in docs] \
+        == [(0.25, 0.0), (0.0, 0.25 * sized.spec.hardware.capacity)]  # results.json states it as written
+    a, b = (_without_the_reserve(d) for d in docs)
     assert a == b
     assert share.serving is not None and share.serving["cheapest"] is not None  # the search ran, and agreed
 
@@ -100,6 +103,25 @@ def test_the_report_says_the_size(tmp_path, capsys):
     assert usable in capsys.readouterr().out
 
 
+def test_a_decimal_size_reads_as_written(tmp_path, capsys):
+    """6 GB is 6e9 bytes, which 1024 divides too: the inputs table says "6 GB", not "5.588 GiB"."""
+    spec = _spec(tmp_path, "6 GB")
+    assert spec.hardware.memory_reserve_bytes == 6e9 and spec.hardware.kept == 80 * GiB - 6e9
+    assert main([str(tmp_path / "ds.yaml"), "--format", "html", "-o", str(tmp_path / "out")]) == 0
+    assert "less the engine's 6 GB and a " in capsys.readouterr().out
+
+
+def test_a_larger_card_to_fit_on_keeps_the_reserve(tmp_path):
+    """Page 1's ways to fit name a compared card where the weights fit in what it keeps, not in its whole memory:
+    Llama 3.1 8B's 16.06 GB of weights with 66 GiB kept of each GPU fit on an H200 (75 GiB left), not on an A100
+    80 GB (14 GiB left), which its 80 GiB alone would have offered."""
+    r = evaluate(load_report(ROOT / "specs" / "llama8b-h100.yaml", overrides=[
+        "engine.memory_reserve=66 GiB", "hardware.memory.capacity=70 GiB"]), plans=False)
+    cards = {o["label"]: o["capacity"] for o in r.fit_options if o["kind"] == "card"}
+    assert cards == {"NVIDIA H200 SXM 141GB": 75 * GiB}
+    assert {h.title for h in r.spec.compare_hardware} == {"NVIDIA H200 SXM 141GB", "NVIDIA A100 SXM4 80GB"}
+
+
 @pytest.mark.parametrize(("reserve", "message", "hint"), [
     ("100 GiB", "engine.memory_reserve: the engine's reserve of 100.0 GiB is at least the NVIDIA H100 SXM5 80GB's 80.0 "
                 "GiB of memory: nothing is left for the model",
@@ -108,7 +130,14 @@ def test_the_report_says_the_size(tmp_path, capsys):
      "write the fraction, e.g. 0.1, without quotes, or a size such as '6 GiB'"),
     ("6 GB/s", "engine.memory_reserve: '6 GB/s' is a bandwidth (B/s), but this field needs a size in B",
      "give the value in the unit this field measures"),
-    ("0.95", "engine.memory_reserve: 0.95 is too large (at most 0.9)", "check the order of magnitude"),
+    ("0.95", "engine.memory_reserve: 0.95 is too large (at most 0.9)",
+     "a share is at most 0.9; write a size with its unit, e.g. '6 GiB'"),
+    ("'0.1'", "engine.memory_reserve: '0.1' is neither a fraction nor a size",
+     "write the fraction, e.g. 0.1, without quotes, or a size such as '6 GiB'"),
+    ("0 GiB", "engine.memory_reserve: '0 GiB' must be positive", "a physical quantity is greater than zero"),
+    ("79.9 GiB", "engine.memory_reserve: the engine's reserve keeps 79.9 GiB of the NVIDIA H100 SXM5 80GB's 80.0 GiB "
+                 "and one engine step of 8,192 tokens and 256 sequences needs", "lower it, or take a card with more "
+                                                                                "memory"),
 ])
 def test_a_reserve_that_is_no_reserve_names_file_line_and_fix(tmp_path, capsys, reserve, message, hint):
     path = tmp_path / "ds.yaml"
@@ -141,11 +170,23 @@ def test_plan_takes_a_size_on_the_command_line_and_from_the_config(tmp_path, cap
     monkeypatch.delenv("GENREPORT_NO_CONFIG")
     assert _plan(capsys)["rows"] == share["rows"]
     assert main(["plan", "llama-3.1-70b", "--hardware", "h100-sxm,h200", "--memory-reserve", "150GiB"]) == 1
-    assert ("--memory-reserve 150GiB: keeps all the memory of every GPU asked (the largest, NVIDIA H200 SXM 141GB, has "
-            "141.0 GiB) (hint: lower it, or write a fraction such as 0.1)") in capsys.readouterr().err
-    for bad in ("6GB/s", "lots", "95%"):
+    assert ("--memory-reserve 150GiB: a reserve of 150.0 GiB keeps all the memory of every GPU asked (the largest, "
+            "NVIDIA H200 SXM 141GB, has 141.0 GiB) (hint: lower it, or write a fraction such as 0.1)") in \
+        capsys.readouterr().err
+    # where the reserve was written: the config file's line, and a report spec's
+    config.write_text("prices: {h100-sxm: 2.5}\nmemory_reserve: 100 GiB\n", encoding="utf-8")
+    assert main(["plan", "llama-3.1-70b", "--hardware", "h100-sxm"]) == 1
+    assert f"{config}:2:17: memory_reserve: a reserve of 100.0 GiB keeps all the memory" in capsys.readouterr().err
+    spec = tmp_path / "s60.yaml"
+    spec.write_text((ROOT / "specs" / "llama8b-h100.yaml").read_text(encoding="utf-8").replace(
+        "memory_reserve: 0 ", "memory_reserve: 60 GiB "), encoding="utf-8")
+    assert main(["plan", str(spec), "--hardware", "l40s"]) == 1
+    assert f"{spec}:10:19: engine.memory_reserve: a reserve of 60.0 GiB keeps all the memory" in capsys.readouterr().err
+    for bad, says in (("6GB/s", "'6GB/s' is a bandwidth (B/s), but this field needs a size in B"),
+                      ("lots", "is neither a fraction nor a size"), ("0GiB", "must be positive"),
+                      ("95%", "must be a fraction from 0 to 0.9 (or 0% to 90%), or a size")):
         assert main(["plan", "llama-3.1-70b", "--hardware", "h100-sxm", "--memory-reserve", bad]) == 1
-        assert f"--memory-reserve {bad}: " in capsys.readouterr().err
+        assert f"--memory-reserve {bad}: {says}" in capsys.readouterr().err
 
 
 def test_sweep_takes_a_size(tmp_path, capsys):
@@ -166,3 +207,19 @@ def test_sweep_takes_a_size(tmp_path, capsys):
     head = rows[0].split(",")
     l40s = [dict(zip(head, r.split(","), strict=True)) for r in rows[1:] if ",l40s," in r]
     assert l40s and all(r["capacity_batch"] == "0" and r["fits"] == "false" for r in l40s)
+    assert main(["sweep", "--models", "llama-3.1-8b", "--hardware", "l40s", "--memory-reserve", "60GiB",
+                 "-o", str(out)]) == 1
+    assert "--memory-reserve 60GiB: a reserve of 60.0 GiB keeps all the memory" in capsys.readouterr().err
+
+
+def test_sweep_takes_a_size_from_the_config(tmp_path, capsys, monkeypatch):
+    config = tmp_path / "config.yaml"
+    config.write_text("memory_reserve: 20 GiB\n", encoding="utf-8")
+    monkeypatch.setenv("GENREPORT_CONFIG", str(config))
+    monkeypatch.delenv("GENREPORT_NO_CONFIG")
+    out = tmp_path / "sweep"
+    assert main(["sweep", "--models", "llama-3.1-8b", "--hardware", "h100-sxm", "--batch", "1,64", "--context", "1k",
+                 "-o", str(out), "--format", "json"]) == 0
+    doc = json.loads((out / "sweep.json").read_text(encoding="utf-8"))
+    assert (doc["meta"]["memory_reserve"], doc["meta"]["memory_reserve_bytes"]) == (0.0, 20 * GiB)
+    assert "capacity: 20 GiB of each GPU kept by the engine" in capsys.readouterr().out

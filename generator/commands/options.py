@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import re
 import sys
+from pathlib import Path
 
 from genreport.terminal import NORMAL, QUIET, VERBOSE
 
@@ -119,12 +120,14 @@ def engine_memory(args, reserve: dict | None = None, step: dict | None = None) -
             pass
         if share is None and not text.endswith("%"):  # a size each device keeps ('6 GiB', '6GiB')
             try:
+                units.parse(text)
                 size = units.expect(text, units.BYTES).value
-            except units.UnitError:
-                size = float("nan")
+            except units.UnitError as exc:  # a quantity of another kind says which ('6 GB/s' is a bandwidth)
+                message = str(exc) if "needs" in str(exc) or "finite" in str(exc) else "is neither a fraction nor a size"
+                raise err(f"--memory-reserve {args.memory_reserve}", message, "write e.g. 0.1, 10% or 6GiB") from None
             if not size > 0:
-                raise err(f"--memory-reserve {args.memory_reserve}", "is neither a fraction nor a size",
-                          "write e.g. 0.1, 10% or 6GiB")
+                raise err(f"--memory-reserve {args.memory_reserve}", "must be positive",
+                          "write e.g. 6GiB, or 0 for no reserve")
             reserve = {"memory_reserve": 0.0, "memory_reserve_bytes": size}
         elif share is None or not 0.0 <= share <= 0.9:
             raise err(f"--memory-reserve {args.memory_reserve}", "must be a fraction from 0 to 0.9 (or 0% to 90%), "
@@ -161,14 +164,26 @@ def engine_memory(args, reserve: dict | None = None, step: dict | None = None) -
     return {**reserve, **step}
 
 
-def check_reserve(args, gpus) -> None:
-    """A size for --memory-reserve (or the config's) that leaves no memory on any of ``gpus``: an error naming the
-    option, not a plan of no layout or a sweep of nothing that fits."""
+def check_reserve(args, gpus, spec=None, config=None) -> None:
+    """A reserve written as a size that leaves no memory on any of ``gpus``: an error where it was written (the
+    command line's --memory-reserve, else the report ``spec``'s engine.memory_reserve, else the user's ``config``
+    file's memory_reserve), not a plan of no layout or a sweep of nothing that fits."""
     from genreport.errors import Finding, SpecError
 
-    if gpus and all(g.kept <= 0 for g in gpus):
-        largest = max(gpus, key=lambda g: g.capacity)
-        written = args.memory_reserve if args.memory_reserve is not None else "(your config's memory_reserve)"
-        raise SpecError([Finding(f"--memory-reserve {written}", 0, 0, "",
-                                 f"keeps all the memory of every GPU asked (the largest, {largest.title}, has "
-                                 f"{largest.capacity / 2**30:.1f} GiB)", "lower it, or write a fraction such as 0.1")])
+    if not gpus or any(g.kept > 0 for g in gpus):
+        return
+    largest = max(gpus, key=lambda g: g.capacity)
+    message = (f"a reserve of {largest.memory_reserve_bytes / 2**30:.1f} GiB keeps all the memory of every GPU asked "
+               f"(the largest, {largest.title}, has {largest.capacity / 2**30:.1f} GiB)")
+    hint = "lower it, or write a fraction such as 0.1"
+    if args.memory_reserve is not None:
+        raise SpecError([Finding(f"--memory-reserve {args.memory_reserve}", 0, 0, "", message, hint)])
+    if spec is not None:
+        from genreport.load.yamlread import read
+
+        line, col = read(Path(spec.file)).where(("engine", "memory_reserve"))
+        raise SpecError([Finding(spec.file, line, col, "engine.memory_reserve", message,
+                                 hint + ", or give --memory-reserve")])
+    file, line, col = config.memory_reserve_at if config is not None and config.memory_reserve_at else ("", 0, 0)
+    raise SpecError([Finding(file or "memory_reserve", line, col, "memory_reserve" if file else "", message,
+                             hint + ", or give --memory-reserve")])

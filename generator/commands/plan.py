@@ -444,7 +444,7 @@ def main(argv: list[str]) -> int:
         gpus.append(g)
     if wrong:
         raise SpecError(wrong)
-    check_reserve(args, gpus)
+    check_reserve(args, gpus, spec, defaults)
     given = _prices(args.price, [g.name for g in gpus] + refs)
     prices = {**defaults.prices, **given}  # a report spec's own device keeps its price unless --price names it
     gpus = [dataclasses.replace(g, price_per_hour=prices.get(g.name, prices.get(ref, g.price_per_hour)))

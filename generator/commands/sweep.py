@@ -177,7 +177,8 @@ def main(argv: list[str]) -> int:
     from genreport import config
     from genreport.load.objects import reserve_fields
 
-    given = config.load().memory_reserve  # what each GPU's engine keeps, as plan keeps it
+    defaults = config.load()  # what each GPU's engine keeps, as plan keeps it
+    given = defaults.memory_reserve
     engine = engine_memory(args, None if given is None else reserve_fields(given))
     show = (sys.stderr.isatty() or args.progress) and not args.quiet
 
@@ -188,7 +189,7 @@ def main(argv: list[str]) -> int:
     root = project_root_for(Path.cwd() / "x.yaml") if (Path.cwd() / "specs").is_dir() else None
     models = load_catalog("model", _names(args.models), root, warn)
     gpus = [dataclasses.replace(g, **engine) for g in load_catalog("hardware", _names(args.hardware), root, warn)]
-    check_reserve(args, gpus)
+    check_reserve(args, gpus, config=defaults)
     configs, skipped = sw.configurations(models, gpus, precisions)
     if not configs:
         # every one skipped: say why (a review read only "no configuration to evaluate" for fp4 on an H100)

@@ -408,6 +408,14 @@ def workspace_message(step: float, seqs: float, workspace: float, logits: float,
             f"{kept / 2**30:.1f} GiB the {title} keeps beside its reserve: nothing is left for the weights")
 
 
+def reserve_message(step: float, seqs: float, workspace: float, reserved: float, capacity: float, title: str) -> str:
+    """The error of an engine reserve that, with one step's activations, takes all of a card's memory (the live
+    page's is the same)."""
+    return (f"the engine's reserve keeps {reserved / 2**30:.1f} GiB of the {title}'s {capacity / 2**30:.1f} GiB and "
+            f"one engine step of {step:,.0f} tokens and {seqs:,.0f} sequences needs {workspace / 2**30:.1f} GiB of "
+            "activations on each GPU: nothing is left for the weights")
+
+
 def load_report(path: Path, overrides: list[str] | tuple[str, ...] = (), strict: bool = False) -> ReportSpec:
     """Load a report spec and everything it references; raise SpecError listing every problem."""
     path = Path(path)
@@ -569,15 +577,19 @@ def load_report(path: Path, overrides: list[str] | tuple[str, ...] = (), strict:
         # 10M-token chunk once printed "16.06 GB of weights > -883.6 GiB usable")
         # the larger of its two parts is what to lower: the logits of max_sequences rows, or the step's tokens
         logits = activation_workspace(model, lay.tp, 0.0, seqs, lay.ep, lay.pp)
-        if logits >= workspace - logits:
-            where, hint = ("engine", "max_sequences"), "lower it (vLLM's default is 256 sequences)"
+        if hw.capacity - kept >= workspace:  # the reserve keeps more than the step needs: it is what to lower
+            findings.add(doc.finding(("engine", "memory_reserve"),
+                                     reserve_message(step_tokens, seqs, workspace, hw.capacity - kept, hw.capacity,
+                                                     hw.title), "lower it, or take a card with more memory"))
         else:
-            where = (("serving", "chunk") if serving is not None and "max_batched_tokens" not in engine
-                     else ("engine", "max_batched_tokens"))
-            hint = "lower it (vLLM's default is 8,192 tokens)"
-        findings.add(doc.finding(where, workspace_message(step_tokens, seqs, workspace, logits,
-                                                          kept, hw.title),
-                                 hint + ", or take a card with more memory"))
+            if logits >= workspace - logits:
+                where, hint = ("engine", "max_sequences"), "lower it (vLLM's default is 256 sequences)"
+            else:
+                where = (("serving", "chunk") if serving is not None and "max_batched_tokens" not in engine
+                         else ("engine", "max_batched_tokens"))
+                hint = "lower it (vLLM's default is 8,192 tokens)"
+            findings.add(doc.finding(where, workspace_message(step_tokens, seqs, workspace, logits, kept, hw.title),
+                                     hint + ", or take a card with more memory"))
         findings.items = _relocate(doc, findings.items)
         findings.raise_if_errors(strict=strict)
     hw = (dataclasses.replace(hw, **reserve, kernels=engine_kernels(engine, hw.vendor), **step)

@@ -373,12 +373,14 @@ def _findings(doc: Document, err) -> list[Finding]:
                             "a fraction below 1" if err.validator_value == 1 else "lower it")]
     if err.validator == "maximum":
         return [doc.finding(path, f"{shown} is too large (at most {err.validator_value:g})",
-                            "check the order of magnitude")]
+                            "a share is at most 0.9; write a size with its unit, e.g. '6 GiB'"
+                            if path and path[-1] == "memory_reserve" else "check the order of magnitude")]
     if err.validator == "unit":
-        if isinstance(v, str) and v.strip().endswith("%") and path and path[-1] == "memory_reserve":
-            # a fraction or a size: a percentage is neither (--memory-reserve takes '10%')
+        if isinstance(v, str) and path and path[-1] == "memory_reserve" and _plain_number(v.strip().rstrip("%")):
+            # a fraction or a size: a percentage or a quoted number is neither (--memory-reserve takes '10%')
+            fraction = _fraction_of(v) if v.strip().endswith("%") else v.strip()
             return [doc.finding(path, f"{shown} is neither a fraction nor a size",
-                                f"write the fraction, e.g. {_fraction_of(v)}, without quotes, or a size such as '6 GiB'")]
+                                f"write the fraction, e.g. {fraction}, without quotes, or a size such as '6 GiB'")]
         if isinstance(v, str) and re.search(r"OPS\s*/", v):
             hint = "FLOPS already means per second: write 'TFLOP/s'"
         elif "needs" in err.message and "e.g." in err.message:
@@ -415,6 +417,15 @@ def _findings(doc: Document, err) -> list[Finding]:
     if err.validator == "uniqueItems":
         return [doc.finding(path, "has the same entry twice", "remove the repeated entry")]
     return [doc.finding(path, err.message, f"expected {desc}" if desc else "see the schema in specs/schema/")]
+
+
+def _plain_number(text: str) -> bool:
+    """Whether ``text`` reads as a number alone ('0.1', '10'), with no unit."""
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _fraction_of(text: str) -> str:

@@ -10,8 +10,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from genreport.load.spec import layout_words
-from genreport.model.env import make_env
+from genreport.load.spec import Parallelism, layout_words
+from genreport.model.env import make_env, usable_at
 from genreport.model.layout import prompt_rate, report_env
 from genreport.model.values import physical
 
@@ -76,9 +76,11 @@ def fit_options(r) -> list[dict]:
         if n > 0:
             out.append({"kind": "gpus", "label": f"{n} × {spec.hardware.title}", "weight_bytes": w_all / n,
                         "capacity": room, "fits": True, "gpus": n, "time": None, "tokens_per_s_gpu": None})
-    for h in spec.compare_hardware:
-        if weights < h.capacity:
-            out.append({"kind": "card", "label": h.title, "weight_bytes": weights, "capacity": h.capacity,
+    par = spec.parallelism or Parallelism()
+    for h in spec.compare_hardware:  # what the card keeps for the model: its memory less the spec's engine reserve
+        room = usable_at(h, spec.model, par.tp, par.ep, par.pp)  # and step, as `cap` is the spec's card's
+        if weights < room:
+            out.append({"kind": "card", "label": h.title, "weight_bytes": weights, "capacity": room,
                         "fits": True, "gpus": 1})
     return out
 

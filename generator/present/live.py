@@ -120,7 +120,10 @@ def inputs(spec) -> dict:
                          "protocols": _protocols(hw.collectives.protocols),
                          **({"all_pairs_call_latency": hw.collectives.all_pairs_call_latency}
                             if hw.collectives.all_pairs_call_latency is not None else {})}},
-        "compare_hardware": [{"title": h.title, "capacity": h.capacity, "formats": sorted(h.dense)}
+        # the memory each keeps beside the spec's engine reserve and step (model.js usable: decision.fit_options)
+        "compare_hardware": [{"title": h.title, "capacity": h.capacity, "formats": sorted(h.dense),
+                              "memory_reserve": h.memory_reserve, "memory_reserve_bytes": h.memory_reserve_bytes,
+                              "max_batched_tokens": h.max_batched_tokens, "max_sequences": h.max_sequences}
                              for h in spec.compare_hardware],
         "model": model,
         "precision": _precision(p),

@@ -906,9 +906,10 @@ const GR_MODEL = (function () {
           fits: true, gpus: n, time: null, tokens_per_s_gpu: null});
       }
     }
-    inp.compare_hardware.forEach(function (h) {
-      if (weights < h.capacity) {
-        out.push({kind: "card", label: h.title, weight_bytes: weights, capacity: h.capacity, fits: true, gpus: 1});
+    inp.compare_hardware.forEach(function (h) {  // its memory less the spec's engine reserve and step (usable)
+      const room = usable(h, inp.model, inp.parallelism);
+      if (weights < room) {
+        out.push({kind: "card", label: h.title, weight_bytes: weights, capacity: room, fits: true, gpus: 1});
       }
     });
     return out;

@@ -347,7 +347,8 @@ const GR_WHATIF = (function () {
         state.precision = v;
       }
     } else if (top === "engine") {  // engine.max_sequences: the hardware's, as the loader folds the engine block in
-      inp.hardware[k] = v;
+      inp.hardware[k] = v;  // and the compared cards' (their room on page 1's ways to fit)
+      inp.compare_hardware = inp.compare_hardware.map(h => Object.assign({}, h, {[k]: v}));
     } else if (top === "parallelism") {
       // a new block: 1 each, and no replicas (the loader reads engine.redundant_experts only with a layout)
       inp.parallelism = Object.assign({tp: 1, pp: 1, ep: 1, dp: 1, redundant_experts: 0}, inp.parallelism);
@@ -364,7 +365,10 @@ const GR_WHATIF = (function () {
       if (parts.length === 3 && k === "acceptance") state.given.acceptance = true;
       if (k === "price") inp.hardware.price_per_hour = v;
       // the chunk is vLLM's max_num_batched_tokens, the step the workspace is sized for, where the engine gives none
-      if (k === "chunk" && inp.hardware.step_is_chunk) inp.hardware.max_batched_tokens = v;
+      if (k === "chunk" && inp.hardware.step_is_chunk) {
+        inp.hardware.max_batched_tokens = v;
+        inp.compare_hardware = inp.compare_hardware.map(h => Object.assign({}, h, {max_batched_tokens: v}));
+      }
     } else if (k === "micro_batch_tokens") {
       inp.workloads.training_tokens = v;
       if (!inp.workloads.recipes.length) inp.workloads.recipes = ["bf16-grads", "fp32-grads"];
@@ -504,7 +508,20 @@ const GR_WHATIF = (function () {
   function checkWorkspace(inp, m) {
     const hw = inp.hardware, kept = typeof GR_MODEL === "undefined" ? 0 : GR_MODEL.kept(hw);
     if (typeof GR_MODEL === "undefined" || GR_MODEL.usable(hw, m, inp.parallelism) > 0) return;
-    const ws = kept - GR_MODEL.usable(hw, m, inp.parallelism), f = GR_FMT.format;
+    const f = GR_FMT.format;
+    if (!(kept > 0)) {  // a size at least the card's memory (the loader's words)
+      fail("engine.memory_reserve", "the engine's reserve of " + f((hw.memory_reserve_bytes || 0) / 2 ** 30, ".1f")
+        + " GiB is at least the " + hw.title + "'s " + f(hw.capacity / 2 ** 30, ".1f") + " GiB of memory: nothing "
+        + "is left for the model", "lower it, write a fraction such as 0.1, or take a card with more memory");
+    }
+    const ws = kept - GR_MODEL.usable(hw, m, inp.parallelism);
+    if (hw.capacity - kept >= ws) {  // the reserve keeps more than the step needs: it is what to lower (loader)
+      fail("engine.memory_reserve", "the engine's reserve keeps " + f((hw.capacity - kept) / 2 ** 30, ".1f")
+        + " GiB of the " + hw.title + "'s " + f(hw.capacity / 2 ** 30, ".1f") + " GiB and one engine step of "
+        + f(hw.max_batched_tokens || 0, ",.0f") + " tokens and " + f(hw.max_sequences || 0, ",.0f") + " sequences needs "
+        + f(ws / 2 ** 30, ".1f") + " GiB of activations on each GPU: nothing is left for the weights",
+        "lower it, or take a card with more memory");
+    }
     // the larger of its two parts is what to lower (loader): the logits of max_sequences rows, or the step's tokens
     const logits = kept - GR_MODEL.usable(Object.assign({}, hw, {max_batched_tokens: 0}), m, inp.parallelism);
     const seqsBind = logits >= ws - logits;
