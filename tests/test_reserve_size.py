@@ -164,6 +164,10 @@ def test_plan_takes_a_size_on_the_command_line_and_from_the_config(tmp_path, cap
     assert sized["rows"] == share["rows"] and sized["rows"]
     assert main(["plan", "llama-3.1-70b", "--hardware", "h100-sxm", "--memory-reserve", "20 GiB"]) == 0
     assert "; 20 GiB of each GPU kept by the engine" in capsys.readouterr().out
+    # a GPU the size leaves nothing on, among one it does not: its layouts are not listed, and why is said
+    both = _plan(capsys, "--hardware", "h100-sxm,l40s", "--memory-reserve", "60GiB")
+    assert both["rows"] and all(r["hardware"] == "h100-sxm" for r in both["rows"])
+    assert both["rejected"]["the engine's reserve and step leave no memory"] > 0
     config = tmp_path / "config.yaml"
     config.write_text("memory_reserve: 20 GiB\n", encoding="utf-8")
     monkeypatch.setenv("GENREPORT_CONFIG", str(config))

@@ -388,6 +388,9 @@ class Shape:
         return last_context(self.prompt, self.output)
 
 
+NO_ROOM = "the engine's reserve and step leave no memory"  # a layout's reason (plan's rejected), the reserve a size
+
+
 def plan(model: Model, hw: Hardware, batch: int, context: int | None, latency: float | None = None,
          precisions=None, max_gpus: int = MAX_GPUS, accounting: str = "seed", estimate: str = "bound",
          kv_caches=("auto",), shape: Shape | None = None, speculative: tuple[int, float, float, int] | None = None,
@@ -426,7 +429,7 @@ def plan(model: Model, hw: Hardware, batch: int, context: int | None, latency: f
     skipped: list[tuple[str, str]] = []
     notes: list[str] = []
     rejected = {"weights do not fit": 0, "no sequence of the context fits": 0, "misses the latency target": 0,
-                "misses the TTFT target": 0}
+                "misses the TTFT target": 0, NO_ROOM: 0}
     closest: dict[str, float] = {}
     if shape is None:
         shape = Shape(int(context), 1)
@@ -608,6 +611,9 @@ def _plan_one(q, env, model, hw, prec, name, par, ctx, batches, latency, account
         return links, base, usable, float(q["weight_bytes_per_gpu"](base))
 
     links, base, usable, w_gpu = _once(memo, ("layout",) + key, layout_part)
+    if not usable > 0:  # the engine's reserve and its step's activations take the whole GPU: no weight fits
+        rejected[NO_ROOM] += 1
+        return None
     if w_gpu > usable:
         rejected["weights do not fit"] += 1
         return None
