@@ -116,6 +116,10 @@ PER_CLASS = [  # weights per tensor class: b is the mean of what each point read
     ("deepseek-v3-h200-ep8.yaml", ["engine.memory_reserve=30 GiB"]),
     # and the ways to fit on page 1: the A100 80 GB keeps 14 GiB, under the 16.06 GB of weights; the H200 75 GiB
     ("llama8b-h100.yaml", ["engine.memory_reserve=66 GiB", "hardware.memory.capacity=70 GiB"]),
+    # at a layout a larger card holds the whole model (141 GB: the H200's 126 GiB do not, the B200's 160 GiB do)
+    ("llama70b-h100-tp2.yaml", ["compare.hardware=[h200, b200]", "hardware.memory.capacity=60 GiB"]),
+    ("llama70b-h100-tp2.yaml", ["compare.hardware=[h200, b200]", "hardware.memory.capacity=60 GiB",
+                                "parallelism.tp=1", "parallelism.pp=2"]),
 ]
 
 

@@ -550,6 +550,11 @@ def test_a_card_smaller_than_the_reserve_written_as_a_size_is_refused_as_the_loa
                                 "activations on each GPU: nothing is left for the weights (hint: lower it, or take a "
                                 "card with more memory)"], got[0]["errors"]
     assert got[1]["errors"] == []
+    # what departs further from the engine's defaults is what to lower: 100,000 sequences' logits (48.6 GiB against
+    # the default step's 0.6), not the 79 GiB reserve (ten times a tenth of the card): a review of stop 85
+    got = check([(str(sliver), ["engine.max_sequences=100000"])])
+    assert got[0]["errors"][0].startswith("engine.max_sequences: one engine step of 8,192 tokens and 100,000 sequences "
+                                          "needs "), got[0]["errors"]
 
 
 def test_a_step_whose_activations_take_the_card_is_refused_as_the_loader_refuses_it():

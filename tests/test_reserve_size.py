@@ -122,6 +122,21 @@ def test_a_larger_card_to_fit_on_keeps_the_reserve(tmp_path):
     assert {h.title for h in r.spec.compare_hardware} == {"NVIDIA H200 SXM 141GB", "NVIDIA A100 SXM4 80GB"}
 
 
+def test_at_a_layout_a_larger_card_holds_the_whole_model():
+    """Llama 3.1 70B at tp 2 on 60 GiB cards: "one H200" must hold the whole model (141.2 GB of bf16 weights) in what
+    it keeps (141 GiB less the 10% reserve and a step: 126 GiB), as the compare table judges it; it was offered
+    against one GPU's half (70.6 GB), a review of stop 85.  A B200 keeps 160 GiB and is offered, with those numbers."""
+    r = evaluate(load_report(ROOT / "specs" / "llama70b-h100-tp2.yaml", overrides=[
+        "compare.hardware=[h200, b200]", "hardware.memory.capacity=60 GiB"]), plans=False)
+    cards = {o["label"]: o for o in r.fit_options if o["kind"] == "card"}
+    assert list(cards) == ["NVIDIA B200 180GB (HGX B200)"]
+    b200 = next(h for h in r.spec.compare_hardware if h.name == "b200")
+    assert cards["NVIDIA B200 180GB (HGX B200)"]["capacity"] == usable_at(b200, r.spec.model, 1)
+    assert cards["NVIDIA B200 180GB (HGX B200)"]["weight_bytes"] == r.one_card[r.lead]["weight_bytes"] > 141e9
+    table = {c["title"]: c["fits"] for c in r.compare}
+    assert table["NVIDIA H200 SXM 141GB"] is False and table["NVIDIA B200 180GB (HGX B200)"] is True
+
+
 @pytest.mark.parametrize(("reserve", "message", "hint"), [
     ("100 GiB", "engine.memory_reserve: the engine's reserve of 100.0 GiB is at least the NVIDIA H100 SXM5 80GB's 80.0 "
                 "GiB of memory: nothing is left for the model",
@@ -134,7 +149,9 @@ def test_a_larger_card_to_fit_on_keeps_the_reserve(tmp_path):
      "a share is at most 0.9; write a size with its unit, e.g. '6 GiB'"),
     ("'0.1'", "engine.memory_reserve: '0.1' is neither a fraction nor a size",
      "write the fraction, e.g. 0.1, without quotes, or a size such as '6 GiB'"),
-    ("0 GiB", "engine.memory_reserve: '0 GiB' must be positive", "a physical quantity is greater than zero"),
+    ("0 GiB", "engine.memory_reserve: '0 GiB' must be positive", "write 0, without a unit, for no reserve"),
+    ("'6'", "engine.memory_reserve: '6' is neither a fraction nor a size",
+     "a share is from 0 to 0.9; write a size with its unit, e.g. '6 GiB'"),
     ("79.9 GiB", "engine.memory_reserve: the engine's reserve keeps 79.9 GiB of the NVIDIA H100 SXM5 80GB's 80.0 GiB "
                  "and one engine step of 8,192 tokens and 256 sequences needs", "lower it, or take a card with more "
                                                                                 "memory"),

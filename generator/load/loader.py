@@ -45,6 +45,8 @@ from genreport.load.overrides import (
     parse_override,
 )
 from genreport.load.spec import (
+    DEFAULT_MAX_BATCHED_TOKENS,
+    DEFAULT_MAX_SEQUENCES,
     DEFAULT_MEMORY_RESERVE,
     INTEGER_FORMATS,
     WEIGHT_CLASSES,
@@ -577,7 +579,10 @@ def load_report(path: Path, overrides: list[str] | tuple[str, ...] = (), strict:
         # 10M-token chunk once printed "16.06 GB of weights > -883.6 GiB usable")
         # the larger of its two parts is what to lower: the logits of max_sequences rows, or the step's tokens
         logits = activation_workspace(model, lay.tp, 0.0, seqs, lay.ep, lay.pp)
-        if hw.capacity - kept >= workspace:  # the reserve keeps more than the step needs: it is what to lower
+        # what to lower is what departs further from the engine's defaults (vLLM's): the reserve (a tenth of the
+        # card) or the step (8,192 tokens, 256 sequences)
+        usual = activation_workspace(model, lay.tp, DEFAULT_MAX_BATCHED_TOKENS, DEFAULT_MAX_SEQUENCES, lay.ep, lay.pp)
+        if (hw.capacity - kept) / (DEFAULT_MEMORY_RESERVE * hw.capacity) > workspace / usual:
             findings.add(doc.finding(("engine", "memory_reserve"),
                                      reserve_message(step_tokens, seqs, workspace, hw.capacity - kept, hw.capacity,
                                                      hw.title), "lower it, or take a card with more memory"))

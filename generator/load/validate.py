@@ -379,8 +379,12 @@ def _findings(doc: Document, err) -> list[Finding]:
         if isinstance(v, str) and path and path[-1] == "memory_reserve" and _plain_number(v.strip().rstrip("%")):
             # a fraction or a size: a percentage or a quoted number is neither (--memory-reserve takes '10%')
             fraction = _fraction_of(v) if v.strip().endswith("%") else v.strip()
-            return [doc.finding(path, f"{shown} is neither a fraction nor a size",
-                                f"write the fraction, e.g. {fraction}, without quotes, or a size such as '6 GiB'")]
+            hint = (f"write the fraction, e.g. {fraction}, without quotes, or a size such as '6 GiB'"
+                    if 0.0 <= float(fraction) <= 0.9 else "a share is from 0 to 0.9; write a size with its unit, "
+                    "e.g. '6 GiB'")
+            return [doc.finding(path, f"{shown} is neither a fraction nor a size", hint)]
+        if path and path[-1] == "memory_reserve" and "positive" in err.message:
+            return [doc.finding(path, err.message, "write 0, without a unit, for no reserve")]
         if isinstance(v, str) and re.search(r"OPS\s*/", v):
             hint = "FLOPS already means per second: write 'TFLOP/s'"
         elif "needs" in err.message and "e.g." in err.message:

@@ -15,7 +15,16 @@ def tables() -> dict:
         TRAINING_WEIGHT_BYTES,
         recipe_bytes_per_param,
     )
-    from genreport.load.spec import INTEGER_FORMATS, NATIVE_FP4, PRECISION_BYTES, WEIGHT_COMPUTE, WEIGHT_FORMAT_BYTES
+    from genreport.load.spec import (
+        DEFAULT_MAX_BATCHED_TOKENS,
+        DEFAULT_MAX_SEQUENCES,
+        DEFAULT_MEMORY_RESERVE,
+        INTEGER_FORMATS,
+        NATIVE_FP4,
+        PRECISION_BYTES,
+        WEIGHT_COMPUTE,
+        WEIGHT_FORMAT_BYTES,
+    )
     from genreport.model.layout import TRAINING_SPLIT
 
     return {
@@ -26,4 +35,7 @@ def tables() -> dict:
         "training_weight_bytes": TRAINING_WEIGHT_BYTES, "training_compute": TRAINING_COMPUTE,
         "meta": {qid: [c.unit, c.integer] for qid, c in sorted(load().items())},
         "training_split": {name: list(parts) for name, parts in sorted(TRAINING_SPLIT.items())},
+        # the engine's defaults (vLLM's): what a reserve or a step too large is measured against (loader)
+        "engine_defaults": {"memory_reserve": DEFAULT_MEMORY_RESERVE, "max_batched_tokens": DEFAULT_MAX_BATCHED_TOKENS,
+                            "max_sequences": DEFAULT_MAX_SEQUENCES},
     }

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from genreport.load.spec import Parallelism, layout_words
+from genreport.load.spec import layout_words
 from genreport.model.env import make_env, usable_at
 from genreport.model.layout import prompt_rate, report_env
 from genreport.model.values import physical
@@ -53,6 +53,8 @@ def fit_options(r) -> list[dict]:
         w = float(r.q["weight_bytes"](make_env(spec.hardware, spec.model, prec, r.lead, layout=spec.parallelism).held()))
         out.append({"kind": "precision", "label": label, "weight_bytes": w, "capacity": cap,
                     "fits": w < cap, "gpus": 1})
+    # at a layout the whole model on one card: its weights and the room one card alone keeps for them
+    whole = r.one_card.get(r.lead) if spec.parallelism is not None else None
     layout = r.many.smallest if r.many is not None else None
     searched = r.many is not None  # plan.many_gpus searched the layouts (weights that do not fit, a link, decode)
     if layout is not None:  # the interconnect ledger's smallest layout in the spec's weight format
@@ -68,7 +70,6 @@ def fit_options(r) -> list[dict]:
         # one sequence of the first context (none where the engine's reserve and activation workspace leave a GPU no
         # memory: no count of GPUs fits); at a layout the whole model's weights over one card's room, so that "n ×"
         # counts GPUs, not copies of the layout (one GPU's slice split n ways: 4 × L4 for a 70B needing 7)
-        whole = r.one_card.get(r.lead) if spec.parallelism is not None else None
         w_all, room = (whole["weight_bytes"], whole["capacity"]) if whole else (weights, cap)
         c = sc["kv_bytes_per_token"] or 0.0
         s0 = spec.workloads.decode_context[0] if spec.workloads.decode_context else 0
@@ -76,11 +77,13 @@ def fit_options(r) -> list[dict]:
         if n > 0:
             out.append({"kind": "gpus", "label": f"{n} × {spec.hardware.title}", "weight_bytes": w_all / n,
                         "capacity": room, "fits": True, "gpus": n, "time": None, "tokens_per_s_gpu": None})
-    par = spec.parallelism or Parallelism()
-    for h in spec.compare_hardware:  # what the card keeps for the model: its memory less the spec's engine reserve
-        room = usable_at(h, spec.model, par.tp, par.ep, par.pp)  # and step, as `cap` is the spec's card's
-        if weights < room:
-            out.append({"kind": "card", "label": h.title, "weight_bytes": weights, "capacity": room,
+    # a larger card: the whole model on one, in what it keeps beside the spec's engine reserve and step (the compare
+    # table's test, tables.compare); at a layout the whole model's weights, not one GPU's slice of them
+    w_card = whole["weight_bytes"] if whole else weights
+    for h in spec.compare_hardware:
+        room = usable_at(h, spec.model, 1)
+        if w_card < room:
+            out.append({"kind": "card", "label": h.title, "weight_bytes": w_card, "capacity": room,
                         "fits": True, "gpus": 1})
     return out
 

@@ -890,13 +890,15 @@ const GR_MODEL = (function () {
         prec = Object.assign({}, prec, {compute: "bf16"});
         label = "fp8 weights computed in bf16";
       }
-      const wb = call("weight_bytes", makeEnv(withPrecision(inp, prec), t, res.lead).at());
+      // the binding stage's weights, as the capacity is its room (decision.fit_options: Env.held)
+      const wb = call("weight_bytes", makeEnv(withPrecision(inp, prec), t, res.lead).held());
       out.push({kind: "precision", label: label, weight_bytes: wb, capacity: cap, fits: wb < cap, gpus: 1});
     });
+    // at a layout the whole model on one card: its weights and the room one card alone keeps for them
+    const whole = inp.parallelism && res.oneCard && res.oneCard[res.lead] ? res.oneCard[res.lead] : null;
     const search = inp.hardware.link && inp.workloads.decode_context.length && !res.verdicts.weights_fit;
     if (!search && cap > 0) {  // no layout search: an even split of the weights, with one sequence of the first
       // context; at a layout the whole model's weights over one card's room (decision.fit_options)
-      const whole = inp.parallelism && res.oneCard && res.oneCard[res.lead] ? res.oneCard[res.lead] : null;
       const wAll = whole ? whole.weight_bytes : weights, room = whole ? whole.capacity : cap;
       const c = sc.kv_bytes_per_token || 0.0;
       const s0 = inp.workloads.decode_context.length ? inp.workloads.decode_context[0] : 0;
@@ -906,10 +908,13 @@ const GR_MODEL = (function () {
           fits: true, gpus: n, time: null, tokens_per_s_gpu: null});
       }
     }
-    inp.compare_hardware.forEach(function (h) {  // its memory less the spec's engine reserve and step (usable)
-      const room = usable(h, inp.model, inp.parallelism);
-      if (weights < room) {
-        out.push({kind: "card", label: h.title, weight_bytes: weights, capacity: room, fits: true, gpus: 1});
+    // a larger card: the whole model on one, in what it keeps beside the spec's engine reserve and step (as the
+    // compare table); at a layout the whole model's weights (decision.fit_options)
+    const wCard = whole ? whole.weight_bytes : weights;
+    inp.compare_hardware.forEach(function (h) {
+      const room = usable(h, inp.model, null);
+      if (wCard < room) {
+        out.push({kind: "card", label: h.title, weight_bytes: wCard, capacity: room, fits: true, gpus: 1});
       }
     });
     return out;

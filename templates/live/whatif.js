@@ -425,7 +425,7 @@ const GR_WHATIF = (function () {
   function check(state, live) {
     const t = live.tables, inp = state.inputs, m = inp.model;
     budget(inp.workloads, live.budget);
-    checkWorkspace(inp, m);
+    checkWorkspace(inp, m, t);
     // the published count is of other shapes, unless the shapes set are the model's own (loader._reshaped)
     if (state.shape && sansCounts(m) !== sansCounts(live.inputs.model)) m.declared_parameters = m.declared_active = null;
     if (!state.given.head_dim) {
@@ -505,7 +505,7 @@ const GR_WHATIF = (function () {
   }
 
   /** The engine step's activations against the memory the card keeps beside its reserve (loader.workspace_message). */
-  function checkWorkspace(inp, m) {
+  function checkWorkspace(inp, m, t) {
     const hw = inp.hardware, kept = typeof GR_MODEL === "undefined" ? 0 : GR_MODEL.kept(hw);
     if (typeof GR_MODEL === "undefined" || GR_MODEL.usable(hw, m, inp.parallelism) > 0) return;
     const f = GR_FMT.format;
@@ -515,7 +515,10 @@ const GR_WHATIF = (function () {
         + "is left for the model", "lower it, write a fraction such as 0.1, or take a card with more memory");
     }
     const ws = kept - GR_MODEL.usable(hw, m, inp.parallelism);
-    if (hw.capacity - kept >= ws) {  // the reserve keeps more than the step needs: it is what to lower (loader)
+    // what to lower is what departs further from the engine's defaults (loader): the reserve or the step
+    const d = t.engine_defaults, usual = kept - GR_MODEL.usable(Object.assign({}, hw, {max_batched_tokens:
+      d.max_batched_tokens, max_sequences: d.max_sequences}), m, inp.parallelism);
+    if ((hw.capacity - kept) / (d.memory_reserve * hw.capacity) > ws / usual) {
       fail("engine.memory_reserve", "the engine's reserve keeps " + f((hw.capacity - kept) / 2 ** 30, ".1f")
         + " GiB of the " + hw.title + "'s " + f(hw.capacity / 2 ** 30, ".1f") + " GiB and one engine step of "
         + f(hw.max_batched_tokens || 0, ",.0f") + " tokens and " + f(hw.max_sequences || 0, ",.0f") + " sequences needs "
