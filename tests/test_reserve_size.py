@@ -74,13 +74,21 @@ def test_a_size_is_kept_whole_before_the_activation_workspace(tmp_path):
                                                                            hw.max_sequences, 8, 1)
 
 
-@pytest.mark.parametrize(("spec", "size"), [("deepseek-v3-h200-ep8.yaml", "35.25 GiB"),  # MoE, MLA, dp attention, serving
-                                            ("llama70b-h100-tp8.yaml", "20 GiB")])  # dense, tp 8, serving
-def test_a_size_gives_every_number_its_equal_share_gives(spec, size):
-    """The committed serving specs with the reserve written as 0.25 and as the same bytes: results.json (every entry,
-    the serving chapter with its cheapest layout, page 1) is the same but for the reserve's own echo."""
+@pytest.mark.parametrize(("spec", "more", "size"), [
+    ("deepseek-v3-h200-ep8.yaml", [], "35.25 GiB"),  # MoE, MLA, fp8, dp attention, serving with speculation
+    ("llama70b-h100-tp8.yaml", [], "20 GiB"),  # dense, tp 8, serving
+    # two nodes of 8 H200 (tp 8 x pp 2): each stage's own room (the stage ledger), the scale-out link
+    ("llama405b-h200-fp8-tp8.yaml", ["parallelism.pp=2"], "35.25 GiB"),
+    # sliding-window layers (Gemma 3: five local layers to one global) on uneven pipeline stages, int4 weights
+    ("llama8b-h100.yaml", ["model=gemma-3-27b", "parallelism.pp=3", "precision.weights=int4",
+                           "hardware.memory.capacity=24 GiB"], "6 GiB"),
+], ids=["deepseek-ep8", "llama70b-tp8", "llama405b-tp8-pp2-two-nodes", "gemma3-27b-pp3-int4"])
+def test_a_size_gives_every_number_its_equal_share_gives(spec, more, size):
+    """Specs with the reserve written as 0.25 and as the same bytes: results.json (every entry, the serving chapter
+    with its cheapest layout, page 1) is the same but for the reserve's own echo."""
     path = ROOT / "specs" / spec
-    share, sized = (evaluate(load_report(path, overrides=[f"engine.memory_reserve={v}"])) for v in ("0.25", size))
+    share, sized = (evaluate(load_report(path, overrides=[*more, f"engine.memory_reserve={v}"]))
+                    for v in ("0.25", size))
     assert sized.spec.hardware.memory_reserve_bytes == 0.25 * sized.spec.hardware.capacity
     assert sized.spec.hardware.usable == share.spec.hardware.usable
     docs = [json.loads(results_json(r)) for r in (share, sized)]
@@ -88,7 +96,8 @@ def test_a_size_gives_every_number_its_equal_share_gives(spec, size):
         == [(0.25, 0.0), (0.0, 0.25 * sized.spec.hardware.capacity)]  # results.json states it as written
     a, b = (_without_the_reserve(d) for d in docs)
     assert a == b
-    assert share.serving is not None and share.serving["cheapest"] is not None  # the search ran, and agreed
+    if share.spec.serving is not None:
+        assert share.serving["cheapest"] is not None  # the search ran, and agreed
 
 
 def test_the_report_says_the_size(tmp_path, capsys):
