@@ -198,6 +198,18 @@ def test_the_stall_free_rate_of_a_mixture_of_experts_reads_the_experts_its_round
     assert lam > 2 * float(every)  # the old derive's number, at every expert
 
 
+def test_the_stall_free_rate_says_its_scope(capsys, spec):
+    """``derive stall_free_rate`` printed no scope line (stops 80-84): it is one replica's, the number results.json
+    states at serving.techniques.rates.unchunked.stall_free.rate; with --at another input it is the formula's."""
+    assert main(["derive", "stall_free_rate", "--spec", spec, "--no-latex"]) == 0
+    out = capsys.readouterr().out
+    assert out.rstrip().splitlines()[-1] == ("  scope: one replica's (8 GPUs of tp 8 x pp 1 x ep 1 x dp 1), as "
+                                             "results.json states it (serving.techniques.rates.unchunked.stall_free."
+                                             "rate)"), out
+    assert main(["derive", "stall_free_rate", "--spec", spec, "--no-latex", "--at", "q_p=0.9"]) == 0
+    assert "as results.json states it" not in capsys.readouterr().out
+
+
 def test_the_prompt_spread_through_derive_is_the_chapters(capsys):
     """``derive queued_ttft_mean_spread`` (formulas/techniques.py: the M/G/1 mean TTFT, Pollaczek-Khinchine) takes
     t_p and c_v over ``serving.prompt_spread``'s lengths, the same t_p the serving chapter's rate figure states

@@ -142,13 +142,18 @@ def stated_at_point(qid: str, nums: Numbers, unit: str, integer: str = "") -> tu
         if nums.overridden and nums.spec.parallelism is not None and not nums.whole:
             lines.append("  scope: the formula above at the inputs set with --at, one GPU's step over its slice "
                          "(the report's numbers are at its own point: run without --at for them)")
+        elif own is not None and qid == "stall_free_rate" and nums.spec.serving is not None:
+            # the chapter's unchunked rounds' rate, which results.json states (serving.techniques.rates)
+            free = (((report_of(nums.spec).serving or {}).get("techniques") or {}).get("rates", {})
+                    .get("unchunked", {}).get("stall_free"))
+            same = free is not None and abs(own - free["rate"]) <= 1e-9 * max(abs(free["rate"]), 1e-300)
+            lines.append(f"  scope: {_replica_words(nums.spec)}"
+                         + (", as results.json states it (serving.techniques.rates.unchunked.stall_free.rate)" if same
+                            else ", at the inputs above, not the serving chapter's"))
         elif own is not None and _chapters(qid):  # a rate or a round of the serving chapter
             # the chapter's own number where derive is at its point (no --at, --batch or --context moved it)
             par = nums.spec.parallelism
-            # one replica's, as the chapter states them; on one GPU the whole model on it, a replica of one
-            whose = (f"one replica's ({par.replica_gpus} GPU{'s' if par.replica_gpus > 1 else ''} of tp {par.tp} x pp "
-                     f"{par.pp} x ep {par.ep} x dp {par.dp})" if par is not None
-                     else f"the whole model on one GPU ({nums.spec.hardware.title})")
+            whose = _replica_words(nums.spec)
             tail = (", as the serving chapter states it" if nums.spec.serving is not None and nums.point
                     and not nums.overridden else ", at the inputs above, not the serving chapter's point"
                     if nums.spec.serving is not None else f",{' the whole model' if par is not None else ''} at the "
@@ -167,6 +172,14 @@ def stated_at_point(qid: str, nums: Numbers, unit: str, integer: str = "") -> tu
         f"  scope: the report's value, {scope_of(nums.spec, entry.id)} {source}",
         f"  the formula above at these inputs: {_fmt(own, unit, integer) if own is not None else 'none: ' + why}, "
         "not a number the report states"]
+
+
+def _replica_words(spec) -> str:
+    """Whose a serving chapter's rate or round is: one replica's, as the chapter states them; on one GPU the whole
+    model on it, a replica of one."""
+    par = spec.parallelism
+    return (f"one replica's ({par.replica_gpus} GPU{'s' if par.replica_gpus > 1 else ''} of tp {par.tp} x pp {par.pp} x "
+            f"ep {par.ep} x dp {par.dp})" if par is not None else f"the whole model on one GPU ({spec.hardware.title})")
 
 
 def _chapters(qid: str) -> bool:
