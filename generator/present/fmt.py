@@ -193,13 +193,13 @@ def reserve(memory_reserve: float, memory_reserve_bytes: float = 0.0) -> str:
     """An engine's memory reserve as a spec writes it (Hardware's two fields): a share of each GPU's memory, or the
     size each GPU keeps, in the unit family that gives it exactly (6 GB is 6e9 bytes, which 1024 divides too).
 
-    >>> reserve(0.1), reserve(0.125), reserve(0.004), reserve(0.0)
-    ('10%', '12.5%', '0.4%', '0%')
+    >>> reserve(0.1), reserve(0.125), reserve(0.004), reserve(0.0), reserve(1e-7)
+    ('10%', '12.5%', '0.4%', '0%', '0.00001%')
     >>> reserve(0.0, 6 * 2**30), reserve(0.0, 6e9), reserve(0.0, 1.5 * 2**30), reserve(0.0, 6_123_456_789)
     ('6 GiB', '6 GB', '1.5 GiB', '6.123 GB')
     """
-    if not memory_reserve_bytes:
-        return f"{100 * memory_reserve:.3g}%"
+    if not memory_reserve_bytes:  # three significant digits, never in exponent form ('1e-05%')
+        return f"{float(f'{100 * memory_reserve:.3g}'):.12f}".rstrip("0").rstrip(".") + "%"
     for base, units in ((1024.0, ("B", "KiB", "MiB", "GiB", "TiB")), (1000.0, ("B", "kB", "MB", "GB", "TB"))):
         v, k = float(memory_reserve_bytes), 0
         while v >= base and k < len(units) - 1:
