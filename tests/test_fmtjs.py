@@ -254,3 +254,12 @@ def test_time_js_agrees_at_the_edges(js):
     edges = [1.004, 0.02498, 2.0, 0.05, 2e-6, 0.99996, 0.0099996, 9.9996e-6, 1000.4, 1e-12, -0.5, 0.0]
     check(js, [("GR_FMT.time", fmt.time, x) for x in edges])
     check(js, [("GR_FMT.sig3", fmt.sig3, x) for x in (*edges, 28.3, 27.996, 999.5, 1234.5, -1234.5, None)])
+
+
+def test_memsize_takes_the_unit_family_that_gives_a_size_exactly(js):
+    """6e9 B is divisible by 1024 but written in GB: '6 GB', not '5.588 GiB' (the reserve '6 GB' read so, review of
+    stop 85); binary sizes stay binary, and the page says what Python says."""
+    sizes = [6e9, 6 * 2**30, 1.5 * 2**30, 262144.0, 228000.0, 50e6, 1024000.0, 151397597184.0, 6_123_456_789.0, 0.0,
+             1023.0, 1024.0, 8e12, 2**40 * 3.0]
+    assert [fmt.memsize(b) for b in sizes[:3]] == ["6 GB", "6 GiB", "1.5 GiB"]
+    check(js, [("GR_FMT.memsize", fmt.memsize, b) for b in sizes])

@@ -120,7 +120,6 @@ def engine_memory(args, reserve: dict | None = None, step: dict | None = None) -
             pass
         if share is None and not text.endswith("%"):  # a size each device keeps ('6 GiB', '6GiB')
             try:
-                units.parse(text)
                 size = units.expect(text, units.BYTES).value
             except units.UnitError as exc:  # a quantity of another kind says which ('6 GB/s' is a bandwidth)
                 message = str(exc) if "needs" in str(exc) or "finite" in str(exc) else "is neither a fraction nor a size"

@@ -171,27 +171,39 @@ def tex_number(x) -> str:
     return f"{x:.6g}"
 
 
-def memsize(b) -> str:
-    """A memory size in the unit family it was given in: 262144 -> '256 KiB', 228000 -> '228 KB', 50e6 -> '50 MB'.
+_BINARY = (1024.0, ("B", "KiB", "MiB", "GiB", "TiB"))
+_DECIMAL = (1000.0, ("B", "KB", "MB", "GB", "TB"))
 
-    >>> memsize(132 * 262144), memsize(151397597184)
-    ('33 MiB', '141 GiB')
+
+def _scaled(b: float, base: float, units: tuple) -> tuple[str, str, bool]:
+    """``b`` bytes in the largest of ``units`` it reaches, four significant digits: (digits, unit, whether exact)."""
+    v, k = b, 0
+    while v >= base and k < len(units) - 1:
+        v /= base
+        k += 1
+    text = f"{v:.4g}"
+    return text, units[k], float(text) * base**k == b
+
+
+def memsize(b) -> str:
+    """A memory size in the unit family it was given in: 262144 -> '256 KiB', 228000 -> '228 KB', 50e6 -> '50 MB';
+    a size 1024 divides that only the decimal units give exactly is decimal (6e9 -> '6 GB', not '5.588 GiB').
+
+    >>> memsize(132 * 262144), memsize(151397597184), memsize(6e9), memsize(1.5 * 2**30)
+    ('33 MiB', '141 GiB', '6 GB', '1.5 GiB')
     """
     if b is None:
         return "n/a"
     b = float(b)
-    binary = b == int(b) and int(b) % 1024 == 0
-    base, units = (1024.0, ("B", "KiB", "MiB", "GiB", "TiB")) if binary else (1000.0, ("B", "KB", "MB", "GB", "TB"))
-    k = 0
-    while b >= base and k < len(units) - 1:
-        b /= base
-        k += 1
-    return f"{b:.4g} {units[k]}"
+    binary = _scaled(b, *_BINARY) if b == int(b) and int(b) % 1024 == 0 else None
+    decimal = _scaled(b, *_DECIMAL)
+    text, unit, _ = binary if binary is not None and (binary[2] or not decimal[2]) else decimal
+    return f"{text} {unit}"
 
 
 def reserve(memory_reserve: float, memory_reserve_bytes: float = 0.0) -> str:
     """An engine's memory reserve as a spec writes it (Hardware's two fields): a share of each GPU's memory, or the
-    size each GPU keeps, in the unit family that gives it exactly (6 GB is 6e9 bytes, which 1024 divides too).
+    size each GPU keeps (:func:`memsize`: 6 GB is 6e9 bytes, which 1024 divides too).
 
     >>> reserve(0.1), reserve(0.125), reserve(0.004), reserve(0.0), reserve(1e-7)
     ('10%', '12.5%', '0.4%', '0%', '0.00001%')
@@ -200,14 +212,6 @@ def reserve(memory_reserve: float, memory_reserve_bytes: float = 0.0) -> str:
     """
     if not memory_reserve_bytes:  # three significant digits, never in exponent form ('1e-05%')
         return f"{float(f'{100 * memory_reserve:.3g}'):.12f}".rstrip("0").rstrip(".") + "%"
-    for base, units in ((1024.0, ("B", "KiB", "MiB", "GiB", "TiB")), (1000.0, ("B", "kB", "MB", "GB", "TB"))):
-        v, k = float(memory_reserve_bytes), 0
-        while v >= base and k < len(units) - 1:
-            v /= base
-            k += 1
-        text = f"{v:.4g}"
-        if math.isclose(float(text) * base**k, memory_reserve_bytes, rel_tol=1e-12):
-            return f"{text} {units[k]}"
     return memsize(memory_reserve_bytes)
 
 

@@ -195,17 +195,25 @@ const GR_FMT = (() => {
     return format(x, ".6g");
   }
 
+  /** fmt._scaled: [digits, unit, exact] of b in the largest unit it reaches, four significant digits. */
+  function scaled(b, base, units) {
+    let v = b, k = 0;
+    while (v >= base && k < units.length - 1) {
+      v /= base;
+      k += 1;
+    }
+    const text = format(v, ".4g");
+    return [text, units[k], Number(text) * base ** k === b];
+  }
+
+  /** fmt.memsize: binary units where 1024 divides the size, unless only the decimal ones give it exactly. */
   function memsize(b) {
     if (none(b)) return "n/a";
     b = float(b);
-    const binary = isInt(b) && b % 1024 === 0;
-    const [base, units] = binary ? [1024, ["B", "KiB", "MiB", "GiB", "TiB"]] : [1000, ["B", "KB", "MB", "GB", "TB"]];
-    let k = 0;
-    while (b >= base && k < units.length - 1) {
-      b /= base;
-      k += 1;
-    }
-    return `${format(b, ".4g")} ${units[k]}`;
+    const binary = isInt(b) && b % 1024 === 0 ? scaled(b, 1024, ["B", "KiB", "MiB", "GiB", "TiB"]) : null;
+    const decimal = scaled(b, 1000, ["B", "KB", "MB", "GB", "TB"]);
+    const [text, unit] = binary !== null && (binary[2] || !decimal[2]) ? binary : decimal;
+    return `${text} ${unit}`;
   }
 
   const nearest = x => (none(x) || !Number.isFinite(float(x)) ? "n/a" : group(roundText(float(x))));
