@@ -183,6 +183,13 @@ WHATIFS = [
     (SERVING[0], ["serving.output=2"]),
     # the users' batch past the TPOT target's (152 with the prompts): their row says the users take more replicas
     (SERVING[0], ["serving.tpot=25 ms", "serving.users=200"]),
+    # the serial estimate's speed-up and where it stops paying (techniques._serial_pays_words): Llama 4 Scout on 8
+    # B200 with a free 5-token drafter, where the bound's ratio does not pay from batch 1 to 12 and the estimate's
+    # pays at every batch; an 8B in fp8, whose estimate stops paying at batch 157, before the bound's 205
+    (SERVING[0], ["model=llama-4-scout", "hardware=b200", "precision=fp8", "serving.users=1", "serving.prompt=1k",
+                  "serving.output=1k", "serving.speculative={draft_tokens: 5, accepted_length: 1.66, draft_cost: 0}"]),
+    (SERVING[0], ["model=llama-3.1-8b", "parallelism.tp=1", "precision=fp8", "engine.max_sequences=4096",
+                  "serving.prompt=512", "serving.output=128", "serving.speculative.acceptance=0.3", "serving.users=64"]),
 ]
 
 

@@ -344,17 +344,22 @@ def speculative_at(model: Model, hw: Hardware, precision: Precision, par: Parall
     speculative lever row, generator/model/techniques.py): ``tpot_plain`` and ``decode_plain`` (the request's TPOT
     and decode time without it, :func:`request`'s), ``last`` and ``mean`` (each context's plain round, verify round,
     drafts and speed-up), ``tpot``, ``decode`` and ``tokens_per_s_user`` with it; the numbers :func:`curve` and
-    ``plan --speculative`` give at that batch."""
-    v = _request_values(model, hw, precision, par, np.asarray([float(batch)]), prompt, output, accounting, env, False,
+    ``plan --speculative`` give at that batch.  ``serial``: the same numbers of the serial estimate, each against
+    its own plain round (a round of the estimate pays fixed costs, the kernels' and the collectives' latency, which
+    a verify round pays once for all its tokens)."""
+    v = _request_values(model, hw, precision, par, np.asarray([float(batch)]), prompt, output, accounting, env, True,
                         speculative)
-    sr = v["spec_bound"]
 
     def one(x) -> float:
         return float(np.ravel(np.asarray(x, dtype=float))[0])
 
-    return {"tpot_plain": one(v["tpot_bound"]), "decode_plain": one(v["decode_bound"]),
-            **{k: {n: one(x) for n, x in sr[k].items()} for k in ("last", "mean")},
-            **{k: one(sr[k]) for k in ("tpot", "decode", "tokens_per_s_user")}}
+    def numbers(est: str) -> dict:
+        sr = v[f"spec_{est}"]
+        return {"tpot_plain": one(v[f"tpot_{est}"]), "decode_plain": one(v[f"decode_{est}"]),
+                **{k: {n: one(x) for n, x in sr[k].items()} for k in ("last", "mean")},
+                **{k: one(sr[k]) for k in ("tpot", "decode", "tokens_per_s_user")}}
+
+    return {**numbers("bound"), "serial": numbers("serial")}
 
 
 def _layout_part(q, env, model: Model, hw: Hardware, precision: Precision, par: Parallelism, prompt: int, output: int,

@@ -3,6 +3,7 @@ for one request) and the cheapest layout ``plan`` finds that meets its targets."
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 from genreport.load.spec import Parallelism
@@ -144,11 +145,12 @@ def either_plan(model, hw, inputs: dict, disaggregate: bool = False, sort: str =
     """``plan`` with ``inputs`` (:func:`plan_inputs`' keys) on ``hw``; where they ask to speculate, the plan without
     speculation too, each layout's better row kept (``plan.better_of``, ranked as ``sort`` ranks them)."""
     memo: dict = {}  # the two plans' layouts, counted once (plan's memo)
+    key = ranking(sort, bool(hw.price_per_hour))
     plain = plan(model, hw, **{**inputs, "speculative": None}, disaggregate=disaggregate, memo=memo)
-    if inputs.get("speculative") is None:
-        return plain
+    if inputs.get("speculative") is None:  # plan lists its rows by tok/s per GPU: in the order asked, as the CLI's
+        return dataclasses.replace(plain, rows=sorted(plain.rows, key=key))
     speculating = plan(model, hw, **inputs, disaggregate=disaggregate, memo=memo)
-    return better_of(plain, speculating, ranking(sort, bool(hw.price_per_hour)))
+    return better_of(plain, speculating, key)
 
 
 def _cheapest(spec) -> dict | None:

@@ -323,6 +323,16 @@ const GR_SERVING = (() => {
       // holds beside the draft there (capacity_batch_draft at the last context) and the engine runs at once
       const held = Math.trunc(Math.min(pyMax(capRaw, 1.0), 4096)), scanned = maxSeq > 0 ? Math.min(held, maxSeq) : held;
       const scan = b => rounds(read, b, call("decode_time_bound", at(read, b))).speedup;
+      // the serial estimate's rounds (serving.speculative_rounds with serial): its busiest GPU's ledger, no schedule to
+      // choose, each against its own plain round
+      const atSerial = (v, b, perSeq) => P.atBatch(v, lay, b, false, perSeq || 1.0, null);
+      const roundsSerial = function (v, b) {
+        const plain = call("decode_time_serial", atSerial(v, b));
+        const vv = Object.assign(atSerial(v, b, nV), {B: b, k_d: k, n_v: nV});
+        const x = {p_a: sp.acceptance, k_d: k, t_s: plain, t_v: call("verify_time_serial", vv), t_d: tD(b, v.S, plain),
+          T_out: sv.output};
+        return call(sv.output > 1 ? "speculative_speedup_request" : "speculative_speedup_layout", x);
+      };
       let breakeven = null, resumes = null, stopsAgain = null, far = NaN;
       for (let b = 1; b <= scanned; b++) {
         far = scan(b);
@@ -337,6 +347,16 @@ const GR_SERVING = (() => {
         if (!(scan(b) > PAYS)) { stopsAgain = b; break; }
       }
       if (breakeven === null) far = scan(scanned);
+      // where the serial estimate's speed-up at the last token stops paying (techniques._pays, _serial_pays_words)
+      const sPays = {breakeven: null, resumes: null, stops_again: null};
+      for (let b = 1; b <= scanned && sPays.breakeven === null; b++) if (!(roundsSerial(read, b) > PAYS)) sPays.breakeven = b;
+      for (let b = sPays.breakeven === null ? scanned + 1 : sPays.breakeven + 1; b <= scanned; b++) {
+        if (roundsSerial(read, b) > PAYS) { sPays.resumes = b; break; }
+      }
+      for (let b = sPays.resumes === null ? scanned + 1 : sPays.resumes + 1; b <= scanned; b++) {
+        if (!(roundsSerial(read, b) > PAYS)) { sPays.stops_again = b; break; }
+      }
+      const sLast = roundsSerial(read, batch), sMean = roundsSerial(mv, batch);
       const td = aMean.draft, plainCap = call("capacity_batch_replica", cv);
       let ends = breakeven !== null && resumes !== null ? "does not pay from batch " + commas(breakeven) + " to "
           + commas(resumes - 1) + " per replica at this layout, at the last token"
@@ -355,6 +375,15 @@ const GR_SERVING = (() => {
         ends += "; the draft's weights and KV cache leave room for " + commas(capRaw) + " sequences of "
           + commas(Math.trunc(last)) + " tokens per replica, " + commas(plainCap) + " without it";
       }
+      // where the serial estimate's stops paying (techniques._serial_pays_words)
+      ends += "; by the serial estimate (each round's fixed costs, the kernels' and the collectives', paid once for all "
+        + "of a verify round's tokens) it " + (sPays.breakeven === null ? "pays at every batch up to " + commas(scanned)
+        : sPays.resumes === null ? "ends at batch " + commas(sPays.breakeven)
+        : "does not pay from batch " + commas(sPays.breakeven) + " to " + commas(sPays.resumes - 1)
+          + (sPays.stops_again === null ? " and pays" + (sPays.breakeven > 1 ? " again" : "") + " from batch "
+            + commas(sPays.resumes) : ", pays" + (sPays.breakeven > 1 ? " again" : "") + " from batch "
+            + commas(sPays.resumes) + " to " + commas(sPays.stops_again - 1) + " and stops paying again at batch "
+            + commas(sPays.stops_again)));
       // its compute (techniques._speculative_compute_words): B_P,spec beside the plain B_P
       if (out.compute_batch_speculative !== null) {
         const bS = out.compute_batch_speculative, bP = out.compute_batch, e2 = F.format(tokens, ".2f");
@@ -374,8 +403,11 @@ const GR_SERVING = (() => {
           + " tokens verified" : ""),
         ttft: [ttft, ttft], tpot: [tp0, tpotS], per_gpu: [gpu0, gpuS], usd: [usd0, usd0 !== null ? usd(price, gpuS) : null],
         ends: ends, note: F.format(tokens, ".2f") + " tokens per verify step; TPOT " + faster(aLast.speedup)
-          + " at the last token, tok/s " + F.format(aMean.speedup, ".2f") + "× at the mean context"});
+          + " at the last token, tok/s " + F.format(aMean.speedup, ".2f") + "× at the mean context; the serial estimate: "
+          + "TPOT " + faster(sLast) + ", tok/s " + F.format(sMean, ".2f") + "×"});
       Object.assign(n, {expected_tokens: tokens, breakeven_batch: breakeven, resumes_batch: resumes, stops_again_batch: stopsAgain,
+        breakeven_batch_serial: sPays.breakeven, resumes_batch_serial: sPays.resumes,
+        stops_again_batch_serial: sPays.stops_again, speedup_last_serial: sLast, speedup_mean_serial: sMean,
         verify_crossover_batch: verifyX});
       [["last", aLast], ["mean", aMean]].forEach(function (cx) {
         n["speedup_" + cx[0]] = cx[1].speedup;
