@@ -738,7 +738,11 @@ def render_table(result, model, gpus, batch: int, context: int, tpot: float | No
                      f"layout ({n} tokens of each sequence through the weights and collectives, the caches read once): "
                      "TPOT over the speed-up at the last context, tok/s and $/M with the one at the mean context; "
                      "spec: the speed-up at the chosen batch and the last context, 'off' where it does not pass 1 "
-                     "(the row decodes plainly); spec ends: the first batch up to --batch where it stops paying, "
+                     "(the row decodes plainly)" + ("; by the strict bound, whose rounds have no fixed cost: an engine "
+                                                    "pays its kernels' and collectives' once for all of a verify round's "
+                                                    "tokens, so speculation can pay where this says 'off' (--estimate "
+                                                    "serial decides by what engines pay)" if estimate == "bound" else "")
+                     + "; spec ends: the first batch up to --batch where it stops paying, "
                      "or the batches where it does not pay where it pays again past them (a mixture of experts), and the "
                      "first where it stops again" + ("; plain: the layout without speculation ranks first (a report "
                                                      "spec's plan tries each layout with and without it, as its "
