@@ -421,6 +421,37 @@ def _serial_pays_words(lay: dict) -> str:
                       f"batch {p['stops_again']:,}"))
 
 
+def chunked_life_cost(batch: float, uncached: float, chunk: float, output: int, cost: float) -> tuple[float, float]:
+    """(n_c, the mean cost of a step over a batch's life): the B requests of a batch make T_out - 1 decode rounds
+    each and bring B T_u uncached prompt tokens (T_u = T_in (1 - h_p)), which ride along in n_c = B T_u / C_p mixed
+    steps of ``cost`` (the chunked row's t_mix / t_dec) each: the batch's output takes (n_c cost + max(T_out - 1 -
+    n_c, 0)) plain rounds' time, so a round costs that over T_out - 1 on average (n_c cost / (T_out - 1) where the
+    prompts need more mixed steps than the batch has rounds: its output then waits on them).  The row's tok/s per GPU
+    and $/M take this mean, its TPOT the mixed step itself (a token's wait while a chunk rides along): every round
+    charged a whole chunk would count a batch's prompts (T_out - 1) C_p / (B T_u) times over.  (0, cost) where no
+    chunk rides along or the request has no decode round."""
+    rounds = float(output - 1)
+    if not chunk > 0 or not rounds > 0:
+        return 0.0, cost
+    steps = batch * uncached / chunk
+    return steps, (steps * cost + max(rounds - steps, 0.0)) / rounds
+
+
+def _life_words(steps: float, output: int, batch: int, noun: str) -> str:
+    """The chunked row's note on its tok/s and $/M: the mixed steps of a batch's life (:func:`chunked_life_cost`)."""
+    from genreport.present import fmt
+
+    if not steps > 0 or output <= 1:
+        return ""
+    rounds = f"{output - 1:,} round{'s' if output - 1 != 1 else ''}"
+    head = f"; tok/s per {noun} and $/M over a batch's life: "
+    if steps <= output - 1:
+        whose = "its prompt's" if batch == 1 else f"its {batch:,} prompts'"
+        return head + f"{whose} chunks ride along {fmt.sig3(steps)} of its {rounds}"
+    whose = "its prompt takes" if batch == 1 else f"its {batch:,} prompts take"
+    return head + f"{whose} {fmt.sig3(steps)} mixed steps for its {rounds}, and its output waits on them"
+
+
 def _faster(x: float) -> str:
     """A speed-up of the TPOT in words: "1.79× faster", or past the break-even batch "1.10× slower" (never "0.91×
     faster")."""
@@ -649,6 +680,7 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
     t_step = max(t_mix, links_mix)
     chunk_rate = mix["C_p"] / (sv.prompt * (1 - sv.prefix_hit) * t_step)  # prompts a step's chunk admits per second
     decode_rate = batch / ((sv.output - 1) * t_step) if sv.output > 1 else math.inf  # requests the batch finishes
+    chunk_steps, life = chunked_life_cost(batch, uncached, mix["C_p"], sv.output, cost)
     rows.append({"technique": "chunked prefill",
                  "setting": f"a step budget of {sv.chunk:,} tokens"
                             + (f", {stages} steps a round (one per micro-batch)" if stages > 1 else "")
@@ -666,8 +698,8 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
                  "ttft": (ttft, max(ttft_h * ttft_ratio, uncached / mix["C_p"] * tpot * cost)
                           if ttft_ratio is not None else None),
                  "tpot": (tpot, tpot * cost),
-                 "per_gpu": (per_gpu, per_gpu / cost), "usd": (usd, usd * cost if usd is not None else None),
-                 "gain": 1 / cost,
+                 "per_gpu": (per_gpu, per_gpu / life), "usd": (usd, usd * life if usd is not None else None),
+                 "gain": 1 / life,
                  "ends": (f"a step's intensity {i_plain:,.0f} → {i_mix:,.0f} FLOP/B"
                           + (f"; its collectives over the links take at least {fmt.time(links_mix)}, more than its "
                              f"ledgers on a GPU ({fmt.time(t_mix)})" if links_mix > t_mix else "")
@@ -680,13 +712,14 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
                  (f"the {int(batch):,} decode token{' fills' if int(batch) == 1 else 's fill'} the budget of {sv.chunk:,}: no prompt is admitted while the "
                   f"batch runs; the batch retires {_retire(decode_rate, ' requests/s')} per replica"),
                  "note": "TPOT while a chunk rides along; TTFT the prompt in chunks beside the batch against the "
-                         "prompt in one step alone"})
+                         "prompt in one step alone" + _life_words(chunk_steps, sv.output, int(batch), noun)})
     blocks["tech_chunked"] = _block(r, "tech_chunked", "chunked_step_time", mix,
                                     {"batch": int(batch), "context": int(last)})
     numbers.update({"chunked_step_time": t_mix, "chunked_cost": cost, "chunked_step_links": links_mix, "chunked_intensity": i_mix,
                     "chunk_admits_rate": chunk_rate, "batch_retires_rate": decode_rate,
                     "decode_intensity": i_plain, "chunked_ttft": ttft_chunk, "chunked_ttft_alone": ttft_alone,
-                    "chunked_ttft_ratio": ttft_ratio, "chunk_tokens": mix["C_p"]})
+                    "chunked_ttft_ratio": ttft_ratio, "chunk_tokens": mix["C_p"], "chunked_steps": chunk_steps,
+                    "chunked_life_cost": life})
 
     # continuous batching in steady state: the rate the TPOT target allows, the rate the spec names; the chunk
     # budget's rate once, here, for the ceilings and the rate figure's chunked curve alike (it does not take theta)

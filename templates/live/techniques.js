@@ -438,14 +438,25 @@ const GR_SERVING = (() => {
     const tStep = pyMax(tMix, linksMix);  // a mixed step at least its GPU's ledgers and its links (the row's cost)
     const chunkRate = cp / (sv.prompt * (1 - sv.prefix_hit) * tStep);
     const decodeRate = sv.output > 1 ? batch / ((sv.output - 1) * tStep) : Infinity;
+    // the mean cost of a round over a batch's life (techniques.chunked_life_cost): its prompts' chunks ride along
+    // n_c = B T_u / C_p of its T_out - 1 rounds; the row's tok/s and $/M take it, its TPOT the mixed step
+    const nRounds = sv.output - 1, chunkSteps = cp > 0 && nRounds > 0 ? batch * uncached / cp : 0.0;
+    const life = cp > 0 && nRounds > 0 ? (chunkSteps * cost + pyMax(nRounds - chunkSteps, 0.0)) / nRounds : cost;
+    const roundsWord = commas(nRounds) + (nRounds !== 1 ? " rounds" : " round");  // techniques._life_words
+    const lifeWords = !(chunkSteps > 0) || sv.output <= 1 ? ""
+      : "; tok/s per " + (hw.noun || "GPU") + " and $/M over a batch's life: "
+        + (chunkSteps <= nRounds ? (batch === 1 ? "its prompt's" : "its " + commas(batch) + " prompts'") + " chunks ride along "
+          + F.sig3(chunkSteps) + " of its " + roundsWord
+          : (batch === 1 ? "its prompt takes " : "its " + commas(batch) + " prompts take ") + F.sig3(chunkSteps)
+            + " mixed steps for its " + roundsWord + ", and its output waits on them");
     levers.push({technique: "chunked prefill", setting: "a step budget of " + commas(sv.chunk) + " tokens"
       + ((par.pp || 1) > 1 ? ", " + par.pp + " steps a round (one per micro-batch)" : "") + ": " + commas(batch)
       + (batch === 1 ? " decode token" : " decode tokens") + (cp > 0 ? " and a prompt chunk of " + commas(cp)
         + ((par.pp || 1) > 1 ? " a round" : "") : ", no room for a prompt chunk")
       + (sv.prefix_hit > 0 && cp > 0 ? ", of the " + pct(1 - sv.prefix_hit) + " of the prompt the prefix cache leaves (its TTFT "
         + "counts that row's hit)" : ""),
-      ttft: [ttft, ttftRatio !== null ? pyMax(ttftH * ttftRatio, uncached / cp * tp0 * cost) : null], tpot: [tp0, tp0 * cost], per_gpu: [gpu0, gpu0 / cost],
-      usd: [usd0, usd0 !== null ? usd0 * cost : null], ends: cp > 0 ? "a step's intensity " + commas(iPlain) + " → "
+      ttft: [ttft, ttftRatio !== null ? pyMax(ttftH * ttftRatio, uncached / cp * tp0 * cost) : null], tpot: [tp0, tp0 * cost], per_gpu: [gpu0, gpu0 / life],
+      usd: [usd0, usd0 !== null ? usd0 * life : null], ends: cp > 0 ? "a step's intensity " + commas(iPlain) + " → "
         + commas(iMix) + " FLOP/B" + (linksMix > tMix ? "; its collectives over the links take at least " + F.time(linksMix)
         + ", more than its ledgers on a GPU (" + F.time(tMix) + ")" : "") + "; the decode users pay " + F.format(cost, ".2f") + "× per token while a prompt is "
         + "prefilled and no step stalls for a whole prompt; at this batch one chunk a step admits " + F.sig3(chunkRate)
@@ -453,10 +464,11 @@ const GR_SERVING = (() => {
         + "batch, not the chunk budget's steady-state ceiling the goodput takes)"
         : "the " + commas(batch) + (batch === 1 ? " decode token fills" : " decode tokens fill") + " the budget of " + commas(sv.chunk) + ": no prompt is admitted "
         + "while the batch runs; the batch retires " + retire(decodeRate, " requests/s") + " per replica",
-      note: "TPOT while a chunk rides along; TTFT the prompt in chunks beside the batch against the prompt in one step alone"});
+      note: "TPOT while a chunk rides along; TTFT the prompt in chunks beside the batch against the prompt in one step alone"
+        + lifeWords});
     Object.assign(n, {chunked_step_time: tMix, chunked_cost: cost, chunked_step_links: linksMix, chunked_intensity: iMix, chunk_admits_rate: chunkRate,
       batch_retires_rate: decodeRate, decode_intensity: iPlain, chunked_ttft: ttftChunk, chunked_ttft_alone: ttftAlone,
-      chunked_ttft_ratio: ttftRatio, chunk_tokens: cp});
+      chunked_ttft_ratio: ttftRatio, chunk_tokens: cp, chunked_steps: chunkSteps, chunked_life_cost: life});
 
     // continuous batching in steady state: the ceilings the goodput takes the least of, one replica's
     // the steady state's formulas read each cache at the mean decode context: c and d_h there (techniques.report)
