@@ -214,8 +214,9 @@ def test_formulas_js_is_one_global_and_small():
     # state and gradients over their own data-parallel group (stop 71): 49.0; the users' compute with their prompts
     # (compute_batch, stop 75): 49.7; their compute speculating (compute_batch_speculative, issue 30): 50.2; the last
     # pipeline stage's ledgers beside the busiest's, the output head on it (parallel.at_last_stage, stop 80): 54.0; each
-    # stage's own attention (kappa_B, kappa_L: parallel.at_stage, stop 82): 55.8
-    assert len(text.encode()) < 57_000
+    # stage's own attention (kappa_B, kappa_L: parallel.at_stage, stop 82): 55.8; the serial estimate's verify round
+    # (verify_time_serial: the speculative row's serial speed-up and break-even, stop 86): 60.3
+    assert len(text.encode()) < 61_000
 
 
 @needs_node
