@@ -403,22 +403,29 @@ def _speculative_compute_words(serving: dict, sp, tokens: float, batch: int) -> 
             + f" (each kept token costs {cost})" + (f": fewer than this row's {batch:,}" if batch > spec_b else ""))
 
 
+def _stops_paying(p: dict, where: str = "", why: str = "") -> str | None:
+    """Where a speed-up stops paying, in words (``p``: :func:`_pays`'s; ``where`` follows each batch range, ``why``
+    the range where it does not pay): "ends at batch 157", "does not pay from batch 1 to 12, and pays from batch 13",
+    or with a third turn "..., pays again from batch 15 to 49 and stops paying again at batch 50"; None where it pays
+    at every batch scanned."""
+    b, back, stop = p["breakeven"], p["resumes"], p["stops_again"]
+    if b is None:
+        return None
+    if back is None:
+        return f"ends at batch {b:,}{where}"
+    again = " again" if b > 1 else ""  # it paid below the break-even (else it never paid before)
+    return (f"does not pay from batch {b:,} to {back - 1:,}{where}{why}"
+            + (f", and pays{again} from batch {back:,}" if stop is None else
+               f", pays{again} from batch {back:,} to {stop - 1:,} and stops paying again at batch {stop:,}"))
+
+
 def _serial_pays_words(lay: dict) -> str:
     """Where the serial estimate's speed-up at the last token stops paying (``lay``: :func:`_layout_round`'s): its
     rounds pay the kernels' and the collectives' fixed costs, a verify round once for all its tokens, so it can pay
     where the bound's ratio does not (a ratio of two bounds is not a bound: the measured speed-up may pass it)."""
-    p, n = lay["serial_pays"], lay["scanned"]
-    head = ("by the serial estimate (each round's fixed costs, the kernels' and the collectives', paid once for all "
-            "of a verify round's tokens) it ")
-    if p["breakeven"] is None:
-        return head + f"pays at every batch up to {n:,}"
-    if p["resumes"] is None:
-        return head + f"ends at batch {p['breakeven']:,}"
-    again = " again" if p["breakeven"] > 1 else ""
-    return head + (f"does not pay from batch {p['breakeven']:,} to {p['resumes'] - 1:,}"
-                   + (f" and pays{again} from batch {p['resumes']:,}" if p["stops_again"] is None else
-                      f", pays{again} from batch {p['resumes']:,} to {p['stops_again'] - 1:,} and stops paying again at "
-                      f"batch {p['stops_again']:,}"))
+    return ("by the serial estimate (each round's fixed costs, the kernels' and the collectives', paid once for all of "
+            "a verify round's tokens) it " + (_stops_paying(lay["serial_pays"])
+                                              or f"pays at every batch up to {lay['scanned']:,}"))
 
 
 def chunked_life_cost(batch: float, uncached: float, chunk: float, output: int, cost: float) -> tuple[float, float]:
@@ -593,19 +600,13 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
         verify_x = physical("verify_crossover_batch", _eval(r, "verify_crossover_batch", env), "round")[0]
         breakeven = lay["breakeven"]
         resumes, stops_again = lay["resumes"], lay["stops_again"]
-        if breakeven is not None and resumes is not None:
-            again = " again" if breakeven > 1 else ""  # it paid below the break-even (else it never paid before)
-            ends = (f"does not pay from batch {breakeven:,.0f} to {resumes - 1:,.0f} per replica at this layout, at the "
-                    f"last token" + (" (the verify step's tokens touch more experts than a plain step's)"
-                                     if r.spec.model.moe is not None else "")
-                    + (f", and pays{again} from batch {resumes:,.0f}" if stops_again is None else
-                       f", pays{again} from batch {resumes:,.0f} to {stops_again - 1:,.0f} and stops paying again at "
-                       f"batch {stops_again:,.0f}"))
-        elif breakeven is not None:
-            ends = (f"ends at batch {breakeven:,.0f} per replica at this layout, at the last token (one GPU's verify "
-                    f"step turns compute-bound at {verify_x:,.0f})" if verify_x is not None else
-                    f"ends at batch {breakeven:,.0f} per replica at this layout, at the last token")
-        else:
+        ends = _stops_paying({k: lay[k] for k in ("breakeven", "resumes", "stops_again")},
+                             " per replica at this layout, at the last token",
+                             " (the verify step's tokens touch more experts than a plain step's)"
+                             if r.spec.model.moe is not None else "")
+        if ends is not None and resumes is None and verify_x is not None:
+            ends += f" (one GPU's verify step turns compute-bound at {verify_x:,.0f})"
+        if ends is None:
             far = lay["speedup_far"]
             upto = (f"pays at every batch up to the {lay['scanned']:,} sequences "
                     + ("the engine runs at once (its max_sequences)" if lay["engine_binds"] else "a replica holds"))

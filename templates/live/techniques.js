@@ -28,6 +28,16 @@ const GR_SERVING = (() => {
   function poolShare(x) {
     return x > 0 && x < 0.1 ? F.format(100 * x, ".2g") + "%" : x > 0.99 && x < 1 ? F.format(100 * x, ".4g") + "%" : pct(x);
   }
+  /** Where a speed-up stops paying, in words (techniques._stops_paying); null where it pays at every batch. */
+  function stopsPaying(p, where, why) {
+    if (p.breakeven === null) return null;
+    if (p.resumes === null) return "ends at batch " + commas(p.breakeven) + where;
+    const again = p.breakeven > 1 ? " again" : "";
+    return "does not pay from batch " + commas(p.breakeven) + " to " + commas(p.resumes - 1) + where + why
+      + (p.stops_again === null ? ", and pays" + again + " from batch " + commas(p.resumes)
+        : ", pays" + again + " from batch " + commas(p.resumes) + " to " + commas(p.stops_again - 1)
+          + " and stops paying again at batch " + commas(p.stops_again));
+  }
   function stepShare(x) { return x > 0 && x < 0.1 ? F.format(100 * x, ".2g") + "%" : pct(x); }
   function commas(x, p) { return F.format(x, "," + (p || ".0f")); }
   const PROMPTS_LABEL = "the most the TPOT target allows with the prompts' prefills (the compute roof)";  // serving_report's
@@ -333,57 +343,44 @@ const GR_SERVING = (() => {
           T_out: sv.output};
         return call(sv.output > 1 ? "speculative_speedup_request" : "speculative_speedup_layout", x);
       };
-      let breakeven = null, resumes = null, stopsAgain = null, far = NaN;
-      for (let b = 1; b <= scanned; b++) {
-        far = scan(b);
-        if (!(far > PAYS)) { breakeven = b; break; }
-      }
-      // a mixture of experts can pay again once the plain step reads every expert too
-      for (let b = breakeven === null ? scanned + 1 : breakeven + 1; b <= scanned; b++) {
-        if (scan(b) > PAYS) { resumes = b; break; }
-      }
-      // ... and stop paying again further on (a draft model's passes read its own cache of every sequence)
-      for (let b = resumes === null ? scanned + 1 : resumes + 1; b <= scanned; b++) {
-        if (!(scan(b) > PAYS)) { stopsAgain = b; break; }
-      }
-      if (breakeven === null) far = scan(scanned);
-      // where the serial estimate's speed-up at the last token stops paying (techniques._pays, _serial_pays_words)
-      const sPays = {breakeven: null, resumes: null, stops_again: null};
-      for (let b = 1; b <= scanned && sPays.breakeven === null; b++) if (!(roundsSerial(read, b) > PAYS)) sPays.breakeven = b;
-      for (let b = sPays.breakeven === null ? scanned + 1 : sPays.breakeven + 1; b <= scanned; b++) {
-        if (roundsSerial(read, b) > PAYS) { sPays.resumes = b; break; }
-      }
-      for (let b = sPays.resumes === null ? scanned + 1 : sPays.resumes + 1; b <= scanned; b++) {
-        if (!(roundsSerial(read, b) > PAYS)) { sPays.stops_again = b; break; }
-      }
+      // where each speed-up at the last token stops paying (techniques._pays): the first batch it does not, the first
+      // past it where it pays again (a mixture of experts, once the plain step reads every expert too), the first
+      // past that where it stops again (a draft model's passes read its own cache of every sequence)
+      const pays = function (speedup) {
+        const p = {breakeven: null, resumes: null, stops_again: null};
+        for (let b = 1; b <= scanned && p.breakeven === null; b++) if (!(speedup(b) > PAYS)) p.breakeven = b;
+        for (let b = p.breakeven === null ? scanned + 1 : p.breakeven + 1; b <= scanned; b++) {
+          if (speedup(b) > PAYS) { p.resumes = b; break; }
+        }
+        for (let b = p.resumes === null ? scanned + 1 : p.resumes + 1; b <= scanned; b++) {
+          if (!(speedup(b) > PAYS)) { p.stops_again = b; break; }
+        }
+        return p;
+      };
+      const bPays = pays(scan), sPays = pays(b => roundsSerial(read, b));
+      const breakeven = bPays.breakeven, resumes = bPays.resumes, stopsAgain = bPays.stops_again;
+      const far = breakeven === null ? scan(scanned) : NaN;
       const sLast = roundsSerial(read, batch), sMean = roundsSerial(mv, batch);
       const td = aMean.draft, plainCap = call("capacity_batch_replica", cv);
-      let ends = breakeven !== null && resumes !== null ? "does not pay from batch " + commas(breakeven) + " to "
-          + commas(resumes - 1) + " per replica at this layout, at the last token"
-          + (m.moe ? " (the verify step's tokens touch more experts than a plain step's)" : "")
-          + (stopsAgain === null ? ", and pays" + (breakeven > 1 ? " again" : "") + " from batch " + commas(resumes)
-            : ", pays" + (breakeven > 1 ? " again" : "") + " from batch " + commas(resumes) + " to " + commas(stopsAgain - 1)
-              + " and stops paying again at batch " + commas(stopsAgain))
-        : breakeven !== null ? "ends at batch " + commas(breakeven) + " per replica at this layout, at the last token"
-          + (verifyX !== null ? " (one GPU's verify step turns compute-bound at " + commas(verifyX) + ")" : "")
-        : "pays at every batch up to the " + commas(scanned) + " sequences "
+      let ends = stopsPaying(bPays, " per replica at this layout, at the last token",
+        m.moe ? " (the verify step's tokens touch more experts than a plain step's)" : "");
+      if (ends !== null && resumes === null && verifyX !== null) {
+        ends += " (one GPU's verify step turns compute-bound at " + commas(verifyX) + ")";
+      }
+      if (ends === null) {
+        ends = "pays at every batch up to the " + commas(scanned) + " sequences "
           + (scanned < held ? "the engine runs at once (its max_sequences)" : "a replica holds")
           + (verifyX === null ? "" : verifyX < scanned ? ": past batch " + commas(verifyX) + " the speed-up at the last "
             + "token falls, to " + F.format(far, ".2f") + "× at batch " + commas(scanned) : ", " + F.format(far, ".2f")
             + "× at batch " + commas(scanned) + " (one GPU's verify step turns compute-bound only at " + commas(verifyX) + ")");
+      }
       if (draft) {
         ends += "; the draft's weights and KV cache leave room for " + commas(capRaw) + " sequences of "
           + commas(Math.trunc(last)) + " tokens per replica, " + commas(plainCap) + " without it";
       }
       // where the serial estimate's stops paying (techniques._serial_pays_words)
       ends += "; by the serial estimate (each round's fixed costs, the kernels' and the collectives', paid once for all "
-        + "of a verify round's tokens) it " + (sPays.breakeven === null ? "pays at every batch up to " + commas(scanned)
-        : sPays.resumes === null ? "ends at batch " + commas(sPays.breakeven)
-        : "does not pay from batch " + commas(sPays.breakeven) + " to " + commas(sPays.resumes - 1)
-          + (sPays.stops_again === null ? " and pays" + (sPays.breakeven > 1 ? " again" : "") + " from batch "
-            + commas(sPays.resumes) : ", pays" + (sPays.breakeven > 1 ? " again" : "") + " from batch "
-            + commas(sPays.resumes) + " to " + commas(sPays.stops_again - 1) + " and stops paying again at batch "
-            + commas(sPays.stops_again)));
+        + "of a verify round's tokens) it " + (stopsPaying(sPays, "", "") || "pays at every batch up to " + commas(scanned));
       // its compute (techniques._speculative_compute_words): B_P,spec beside the plain B_P
       if (out.compute_batch_speculative !== null) {
         const bS = out.compute_batch_speculative, bP = out.compute_batch, e2 = F.format(tokens, ".2f");
