@@ -599,6 +599,10 @@ def load_report(path: Path, overrides: list[str] | tuple[str, ...] = (), strict:
         findings.raise_if_errors(strict=strict)
     hw = (dataclasses.replace(hw, **reserve, kernels=engine_kernels(engine, hw.vendor), **step)
           if hw is not None else hw)
+    if hw is not None and model is not None and precision is not None and lay.pp > 1:
+        from genreport.model.stages import binding_workspace  # the binding stage's: its logits where it is the last
+
+        hw = dataclasses.replace(hw, workspace=binding_workspace(hw, model, precision, lay)[0])
     if hw is not None and serving is not None and serving.price:  # the service's price of a GPU-hour wins
         hw = dataclasses.replace(hw, price_per_hour=serving.price, sources=hw.sources | {
             "price": Source("the report spec's serving.price", "", "", "")})

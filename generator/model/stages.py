@@ -216,6 +216,19 @@ def usable_at(hw, model, tp: int, ep: int = 1, pp: int = 1) -> float:
     return hw.kept - activation_workspace(model, tp, hw.max_batched_tokens, hw.max_sequences, ep, pp)
 
 
+def binding_workspace(hw, model, precision, par) -> tuple[float, int]:
+    """(the activation workspace of the binding stage's GPU [B], that stage's index) at the layout ``par`` with
+    pipeline stages: the capacity the engine keeps less that stage's room (:func:`ledger`: every stage one step's
+    activations, the last the logits too), the stage that holds the fewest tokens (:meth:`StageLedger.binding`, no
+    context), the one whose memory ``Env.held`` states.  ``hw.workspace`` at such a layout (the loader), so that the
+    inputs table's workspace and C, page 1's usable memory and the capacity formulas state one number: DeepSeek-V3's
+    61 layers at tp 8 x pp 2 on H100 bind on the last stage (30 MoE layers and the head), whose logits a rule of
+    "the logits where pp divides the layers" left out."""
+    led = ledger(hw, model, precision, par.tp, par.pp, par.ep, par.redundant_experts)
+    s = int(np.ravel(led.binding(None))[0])
+    return float(hw.kept - led.room[s]), s
+
+
 @dataclass(frozen=True)
 class StageParts:
     """Each stage's layers and parameters by tensor class (whole tensors, before tp and ep split them)."""

@@ -285,8 +285,10 @@ def _workspace_source(s) -> str:
                "ScatterMode.FULL; formulas.memory.activation_workspace_moe)")
     else:
         ffn = "3 d_ff / tp (formulas.memory.activation_workspace)"
+    staged = s.parallelism is not None and s.parallelism.pp > 1
     return (spec + WORKSPACE_SOURCE + f"; T_w 2 B (2 d + FFN) + n_sq V 4 B, the FFN's {ffn}; the logits on the last "
-            "pipeline stage")
+            "pipeline stage" + ("; the stage that holds the fewest tokens, whose memory C is (stages.binding_workspace)"
+                                if staged else ""))
 
 
 def _capacity_value(hw) -> str:
