@@ -53,7 +53,8 @@ SLICE_STAGED = {
     "N": ((r"N_{g} = \frac{N - V d}{n_{\mathrm{TP}} \, n_{\mathrm{PP}}}",
            r"N_{g} = \frac{N - V d - N_{x} \left(1 - \frac{n_{\mathrm{TP}}}{\max(n_{\mathrm{TP}}, n_{\mathrm{EP}})}"
            r"\right)}{n_{\mathrm{TP}} \, n_{\mathrm{PP}}}"),
-          "parameters one GPU of the busiest stage holds (the output head is the last stage's)"),
+          "parameters one GPU holds with the layers split evenly over the stages and the output head on the last "
+          "(the time formulas' slice; the capacity takes what each stage's GPU holds)"),
     "N_a": ((r"N_{a,g} = \frac{N_{a} - V d}{n_{\mathrm{TP}} \, n_{\mathrm{PP}}}",) * 2,
             "parameters one GPU of the busiest stage computes with per token (the head's are the last stage's)"),
     "V": ((r"V_{g} = 0",) * 2, "vocabulary rows of the output head on a GPU of the busiest stage: none, the head is "
