@@ -297,6 +297,11 @@ DRAFTS = [
     # the data-parallel layout above (Draft.ledgers: tp / ep where ep > tp)
     (SERVING[1], ["parallelism.tp=8", "parallelism.dp=1", "serving.users=64"]),
     (SERVING[1], ["serving.tpot=1 ms", "serving.users=8", "workloads.decode.context=[128k]", "serving.prompt=64k"]),
+    # an MTP head at tp 8 x pp 2 is the last stage's (Draft.capacity): the tighter of that stage with it and the stage
+    # that binds without; a Gemma 3 head over two stages, whose windowed layers move the binding stage with the context
+    (SERVING[1], ["parallelism.tp=8", "parallelism.pp=2", "parallelism.dp=1", "serving.users=64"]),
+    (SERVING[0], ["model=gemma-3-27b", "parallelism.tp=1", "parallelism.pp=2", "serving.speculative.draft_layers=1",
+                  "serving.prompt=32k", "serving.users=8"]),
     # Mixtral 8x7B drafted by Mistral 7B on 2 H100 PCIe: no gain at batch 1-3, a gain from 4, none again from 37 on
     (SERVING[0], ["model=mixtral-8x7b", "hardware=h100-pcie", "parallelism.tp=2", "parallelism.ep=2",
                   "precision.weights=int4", "serving.speculative.draft_model=mistral-7b",

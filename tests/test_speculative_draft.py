@@ -428,8 +428,8 @@ def test_the_report_plans_with_the_declared_draft_precision():
 
 
 def test_plan_reads_model_at_format(capsys):
-    """``--speculative K,P,MODEL@FORMAT``: the draft's own format, as serving.speculative.draft_precision; a bad format
-    or a head with one is a clear error naming the option, with a fix."""
+    """``--speculative K,P,MODEL@FORMAT``: the draft's own format, as serving.speculative.draft_precision, a head's
+    too (``layers:1@fp8``); a bad format or head is a clear error naming the option, with a fix."""
     from genreport.commands.cli import main
     from genreport.commands.plan import _draft, _speculative
 
@@ -437,8 +437,10 @@ def test_plan_reads_model_at_format(capsys):
     k, own = _draft(_speculative("4,0.8,llama-3.2-1b@fp8"), target, "4,0.8,llama-3.2-1b@fp8")
     assert k[2].name == "llama-3.2-1b" and (own.weights, own.kv_cache, own.compute) == ("fp8", "fp8", "fp8")
     assert _draft(_speculative("4,0.8,llama-3.2-1b"), target, "4,0.8,llama-3.2-1b")[1] is None
+    head, own = _draft(_speculative("1,0.85,layers:1@fp8"), target, "1,0.85,layers:1@fp8")  # a head's own format
+    assert head[2].layers == 1 and own.weights == "fp8"
     for text, words, hint in (("4,0.8,llama-3.2-1b@fp9", "unknown draft format 'fp9'", "llama-3.2-1b@fp8"),
-                              ("1,0.85,layers:1@fp8", "has no precision of its own", "leave out @fp8")):
+                              ("1,0.85,layers:x@fp8", "layers:x is not a head of 1 to 16 layers", "layers:1@bf16")):
         assert main(["plan", "llama-3.1-70b", "--hardware", "h100-sxm", "--speculative", text]) == 1
         err = capsys.readouterr().err
         assert f"--speculative {text}" in err and words in err and hint in err and "Traceback" not in err

@@ -1107,7 +1107,8 @@ def serving_values(spec, values: dict, mixed: bool = False, env=None) -> dict[st
                 f_d, q_d = draft.ledgers(q, np.asarray([b_]), s_)
                 out.update({"F_d": float(f_d[0]), "Q_d": float(q_d[0])})
                 out["t_d"] = float(draft.time(q, sv.speculative.draft_tokens, np.asarray([b_]), s_, n_tp, stages)[0])
-                out["M_d"], out["c_d"] = draft.memory(q, s_, int(n_tp), n_pp)
+                # an EAGLE/MTP head is the last stage's whole (Draft.capacity), a draft model's layers split evenly
+                out["M_d"], out["c_d"] = draft.memory(q, s_, int(n_tp), 1.0 if draft.head and stages > 1 else n_pp)
     return out
 
 

@@ -103,7 +103,7 @@ def _parser() -> argparse.ArgumentParser:
                         "for DeepSeek-V3's MTP, 5,0.7,0.2,8 for SGLang's default EAGLE tree. COST may instead name "
                         "a catalog draft model, in each row's precision (4,0.7,llama-3.2-1b) or in its own, as "
                         "serving.speculative.draft_precision (4,0.7,llama-3.2-1b@fp8), or an EAGLE/MTP head of N "
-                        "target layers (1,0.85,layers:1). Each batch is timed with the verify round at the layout; "
+                        "target layers (1,0.85,layers:1; layers:1@bf16 in its own format). Each batch is timed with the verify round at the layout; "
                         "TPOT divides by the speed-up at the last context, tok/s by the one at the mean context; "
                         "where the batch passes the break-even the row decodes plainly and says so")
     p.add_argument("--disaggregate", action="store_true",
@@ -283,17 +283,6 @@ def _draft(speculative, model, text: str):
     if speculative is None or not isinstance(speculative[2], str):
         return speculative, None
     name, at, fmt = speculative[2].partition("@")
-    if speculative[2].startswith("layers:"):  # an EAGLE / MTP head of N target-shaped layers (draft_layers)
-        from genreport.load.loader import head_layers
-
-        if at:
-            raise _err(f"--speculative {text}", "an EAGLE/MTP head (layers:N) has no precision of its own: it is "
-                       "the target's layers, in each row's precision", "leave out @" + fmt)
-        n = speculative[2][len("layers:"):]
-        if not n.isdigit() or not 1 <= int(n) <= 16:
-            raise _err(f"--speculative {text}", f"layers:{n} is not a head of 1 to 16 layers",
-                       "write e.g. 1,0.85,layers:1 (an MTP or EAGLE head of one layer)")
-        return (speculative[0], speculative[1], head_layers(model, int(n)), *speculative[3:]), None
     precision = None
     if at:
         from genreport.load.spec import WEIGHT_FORMAT_BYTES
@@ -304,6 +293,14 @@ def _draft(speculative, model, text: str):
                        f"write MODEL@FORMAT, FORMAT one of {', '.join(WEIGHT_FORMAT_BYTES)}, e.g. "
                        f"{name.strip() or 'llama-3.2-1b'}@fp8")
         precision = plan_precision(fmt.strip(), model)
+    if name.startswith("layers:"):  # an EAGLE / MTP head of N target-shaped layers (draft_layers), @FORMAT its own
+        from genreport.load.loader import head_layers
+
+        n = name[len("layers:"):]
+        if not n.isdigit() or not 1 <= int(n) <= 16:
+            raise _err(f"--speculative {text}", f"layers:{n} is not a head of 1 to 16 layers",
+                       "write e.g. 1,0.85,layers:1 (an MTP or EAGLE head of one layer; layers:1@bf16 in bf16)")
+        return (speculative[0], speculative[1], head_layers(model, int(n)), *speculative[3:]), precision
     draft = _load("model", name.strip(), "--speculative", where=f"--speculative {text}")
     from genreport.load.loader import draft_vocabulary
 

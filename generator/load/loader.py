@@ -310,13 +310,14 @@ def draft_vocabulary(draft, model) -> tuple[str, str, str] | None:
 
 
 def _draft(doc, serving, model, precision, sub, findings):
-    """serving.speculative.draft_model resolved as a catalog model (``sub``), its precision the target's unless
-    draft_precision names one; its vocabulary the target's, or within one tokenizer's padding of it
-    (:func:`draft_vocabulary`)."""
+    """serving.speculative.draft_model resolved as a catalog model (``sub``), or draft_layers as a head of the
+    target's layers; its precision the target's unless draft_precision names one (a head in bf16 beside nvfp4
+    experts, as TensorRT-LLM runs DeepSeek-R1's MTP layer); a draft model's vocabulary the target's, or within one
+    tokenizer's padding of it (:func:`draft_vocabulary`)."""
     spec_ = serving.speculative if serving is not None else None
     if spec_ is not None and spec_.draft_layers is not None and model is not None:
         return dataclasses.replace(serving, speculative=dataclasses.replace(
-            spec_, draft=head_layers(model, spec_.draft_layers), draft_precision=precision))
+            spec_, draft=head_layers(model, spec_.draft_layers), draft_precision=spec_.draft_precision or precision))
     if spec_ is None or spec_.draft_model is None:
         return serving
     path = ("serving", "speculative", "draft_model")

@@ -332,9 +332,11 @@ def _serving(doc: Document, findings: Findings) -> Serving | None:
                                              f"both draft_layers and {other}: the head's layers give the drafts' "
                                              "time", f"keep draft_layers (an EAGLE or MTP head of the target's "
                                              f"layers) or {other} ({what}), not both"))
-        if spec.get("draft_precision") is not None and spec.get("draft_model") is None:
+        if spec.get("draft_precision") is not None and spec.get("draft_model") is None \
+                and spec.get("draft_layers") is None:
             findings.add(doc.finding(("serving", "speculative", "draft_precision"), "draft_precision without "
-                                     "draft_model", "name the draft: draft_model: llama-3.2-1b"))
+                                     "draft_model or draft_layers", "name the draft: draft_model: llama-3.2-1b, or "
+                                     "an EAGLE or MTP head: draft_layers: 1"))
         speculative = Speculative(spec["draft_tokens"], acceptance, spec.get("draft_cost", 0.05),
                                   _source(spec["source"]) if spec.get("source") else None, verify,
                                   spec.get("accepted_length"), spec.get("acceptance") is not None,

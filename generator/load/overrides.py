@@ -12,7 +12,8 @@ from genreport.load.objects import (
 from genreport.load.yamlread import MAX_DEPTH, Document, scalar, show
 
 # serving.speculative: a what-if draft model replaces the written fraction or head, a what-if fraction the written draft
-# model or head, a what-if head a written draft model or fraction (the keys each --set removes beside it)
+# model or head, a what-if head a written draft model (and its precision) or fraction (the keys each --set removes
+# beside it)
 REPLACES = {("serving", "speculative", "draft_model"): ("draft_cost", "draft_layers"),
             ("serving", "speculative", "draft_cost"): ("draft_model", "draft_precision", "draft_layers"),
             ("serving", "speculative", "draft_layers"): ("draft_model", "draft_precision", "draft_cost")}
@@ -93,8 +94,12 @@ def _apply_override(doc: Document, path: tuple[str, ...], value, text: str) -> F
     if not isinstance(value, list) and (isinstance(node.get(path[-1]), list) or _wants_list(doc.data.get("kind"), path)):
         value = [value]  # one value where the spec takes a list: a one-element list (batch=64 -> [64])
     node[path[-1]] = value
-    for key in REPLACES.get(path, ()):  # one way of drafting replaces the others
-        node.pop(key, None)
+    # one way of drafting replaces the others; a head keeps the format written for a head (draft_precision beside
+    # draft_layers), not a draft model's
+    own = path[-1] == "draft_layers" and "draft_model" not in node
+    for key in REPLACES.get(path, ()):
+        if not (own and key == "draft_precision"):
+            node.pop(key, None)
     if path[-2:] in (("price", "usd_per_hour"), ("power", "board_watts")) and "source" not in node:
         node["source"] = {"title": f"--set {text}"}  # a price or power the user gives: its source is the option
     doc.overrides[path] = text

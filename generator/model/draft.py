@@ -115,21 +115,40 @@ class Draft:
         c = float(q["kv_bytes_per_token_per_gpu"](dict(v, n_PK=np.float64(n_pp), s_kv=np.float64(s_kv))))
         return w, c
 
-    def capacity(self, q, cv: dict, tp: int) -> tuple[float, float, float]:
+    def capacity(self, q, cv: dict, par, target=None) -> tuple[float, float, float]:
         """(sequences one replica holds beside the draft, M_d, c_d): ``capacity_batch_draft`` at the layout's values
         ``cv`` (its context S and pipeline share n_PP) with this draft's :meth:`memory` on each of its GPUs; the one
-        place plan, the frontier figure and the chapter's capacity take the draft's room from."""
-        m_d, c_d = self.memory(q, float(np.ravel(cv["S"])[0]), tp, float(np.ravel(cv["n_PP"])[0]))
-        return float(q["capacity_batch_draft"](dict(cv, M_d=np.float64(m_d), c_d=np.float64(c_d)))), m_d, c_d
+        place plan, the frontier figure and the chapter's capacity take the draft's room from.  ``par``: the layout (a
+        Parallelism).  A draft model's layers split evenly over the stages (n_PP); an EAGLE/MTP head's are the last
+        stage's, where the target's last layers hand it their hidden state (vLLM's EAGLE and MTP proposers run on the
+        last pipeline rank), so with stages and ``target`` (the target's model and precision) the replica holds what
+        its tighter of two stages holds: the last with the whole head on each of its GPUs (its n_PW, n_PK and C from
+        stages.ledger) and the stage that binds without the head (``cv``'s).  M_d and c_d: the head's bytes on a GPU
+        of the last stage.  DeepSeek-V3 fp8 at tp 8 x pp 2 on H100 with one MTP layer: the last stage binds, and the
+        head on it, not half of it on each stage, takes the room."""
+        s = float(np.ravel(cv["S"])[0])
+        if not (self.head and par.pp > 1 and target is not None):
+            m_d, c_d = self.memory(q, s, par.tp, float(np.ravel(cv["n_PP"])[0]))
+            return float(q["capacity_batch_draft"](dict(cv, M_d=np.float64(m_d), c_d=np.float64(c_d)))), m_d, c_d
+        from genreport.formulas.architecture import bounded_layers
+        from genreport.model import stages
+
+        model, precision = target
+        led = stages.ledger(self.hardware, model, precision, par.tp, par.pp, par.ep, par.redundant_experts)
+        last = led.stage(par.pp - 1, s if bounded_layers(model) else None)
+        m_d, c_d = self.memory(q, s, par.tp, 1.0)
+        at_last = float(q["capacity_batch_draft"](dict(cv, **last, M_d=np.float64(m_d), c_d=np.float64(c_d))))
+        plain = float(q["capacity_batch_draft"](dict(cv, M_d=np.float64(0.0), c_d=np.float64(0.0))))
+        return min(at_last, plain), m_d, c_d
 
 
 def declared_precision(spec):
-    """The precision serving.speculative.draft_precision names for a catalog draft model, None where the spec names
-    none (the loader then gives the draft the target's precision object itself, loader._draft) or drafts with a
-    head or a fraction: what ``plan`` runs the draft at in every row (None: each row's own precision)."""
+    """The precision serving.speculative.draft_precision names for a catalog draft model or an EAGLE/MTP head, None
+    where the spec names none (the loader then gives the draft the target's precision object itself, loader._draft)
+    or drafts with a fraction: what ``plan`` runs the draft at in every row (None: each row's own precision)."""
     sv = spec.serving
     sp_ = sv.speculative if sv is not None else None
-    if sp_ is None or sp_.draft is None or sp_.draft_layers is not None:
+    if sp_ is None or sp_.draft is None:
         return None
     return sp_.draft_precision if sp_.draft_precision is not None and sp_.draft_precision is not spec.precision \
         else None
@@ -181,5 +200,5 @@ def replica_capacity(spec, context: float) -> tuple[float, float, float, float]:
         draft = of_spec(spec)
         if draft is None:
             return cap, cap, 0.0, 0.0
-        cap_d, m_d, c_d = draft.capacity(q, cv, par.tp)
+        cap_d, m_d, c_d = draft.capacity(q, cv, par, (model, prec))
         return cap, cap_d, m_d, c_d

@@ -414,9 +414,9 @@ def plan(model: Model, hw: Hardware, batch: int, context: int | None, latency: f
     (:func:`dp_attention_layouts`): ``batch`` is then per replica, each of the dp replicas serving as many.
 
     ``speculative``: (draft tokens k, acceptance p, the drafts' cost over a plain round or a draft model, tokens
-    verified) re-times every batch with the verify round at the layout (serving.speculative_request); a draft model
-    runs at ``draft_precision`` (serving.speculative.draft_precision, ``plan --speculative K,P,MODEL@FORMAT``), else
-    at each row's precision (an EAGLE/MTP head always at the row's: it is the target's own layers);
+    verified) re-times every batch with the verify round at the layout (serving.speculative_request); a draft model or
+    an EAGLE/MTP head runs at ``draft_precision`` (serving.speculative.draft_precision, ``plan --speculative
+    K,P,MODEL@FORMAT`` or ``K,P,layers:N@FORMAT``), else at each row's precision;
     ``disaggregate``: adds prefill/decode pools of each row's layout (:func:`_pools`).  ``memo``: a dict shared by
     plan calls that differ only in ``speculative``, ``disaggregate`` and ``draft_precision`` (the serving chapter's
     plain and speculative plans), which keeps each layout's numbers that these do not change, counted once.
@@ -447,9 +447,9 @@ def plan(model: Model, hw: Hardware, batch: int, context: int | None, latency: f
     batches = np.arange(1, (batch if math.isinf(runs) else min(batch, int(runs) + 1)) + 1, dtype=float)
     s = float(context)
     tc = float(round_context(model, shape.prompt, shape.output))  # the slowest round's context: its TPOT
-    draft_model = speculative is not None and not isinstance(speculative[2], (int, float)) and \
-        not is_head(speculative[2], model)  # a catalog draft, not an EAGLE/MTP head
-    if draft_model and draft_precision is not None and draft_precision.compute not in hw.dense:
+    drafted = speculative is not None and not isinstance(speculative[2], (int, float))  # a draft model or a head
+    draft_model = drafted and not is_head(speculative[2], model)  # a catalog draft, not an EAGLE/MTP head
+    if drafted and draft_precision is not None and draft_precision.compute not in hw.dense:
         weight_only = weight_only_fp8(draft_precision, hw)  # an fp8 draft on an A100: W8A16, as the target's weights
         if weight_only is None:
             skipped.append((f"the draft at {draft_precision.label()}",
@@ -491,7 +491,9 @@ def plan(model: Model, hw: Hardware, batch: int, context: int | None, latency: f
                 if head:
                     from genreport.model.draft import Draft
 
-                    the_head = Draft(spec_here[2].model, prec, hw, accounting, head=True)
+                    # in its own declared precision (serving.speculative.draft_precision), else the row's
+                    the_head = Draft(spec_here[2].model, draft_precision if draft_precision is not None else prec, hw,
+                                     accounting, head=True)
                 runs = []
                 for par in layouts:
                     if head:  # its output head the target's, its experts over this layout's ep GPUs
@@ -631,7 +633,7 @@ def _plan_one(q, env, model, hw, prec, name, par, ctx, batches, latency, account
         batches = batches[:int(cap) + 1]
     draft = speculative[2] if speculative is not None and hasattr(speculative[2], "memory") else None
     if draft is not None:  # the draft's weights and KV cache share the replica's memory (capacity_batch_draft)
-        cap, m_d, c_d = draft.capacity(q, cv, par.tp)
+        cap, m_d, c_d = draft.capacity(q, cv, par, (model, prec))
     if not cap >= 1:
         rejected["no sequence of the context fits"] += 1
         return None

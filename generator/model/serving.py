@@ -467,20 +467,22 @@ def _speculative_values(q, env, items, output: int, memo: dict | None = None) ->
             outs[i][f"spec_{est}"] = sr
     for out, (_, cv, _, _, _, par, speculative, _, cap, _) in zip(outs, items, strict=True):
         if speculative is not None:
-            out["capacity_speculative"] = _draft_capacity(q, speculative, cv, par, cap, memo)
+            out["capacity_speculative"] = _draft_capacity(q, speculative, cv, par, cap, memo,
+                                                          (env.model, env.precision))
     return outs
 
 
-def _draft_capacity(q, speculative, cv, par: Parallelism, cap: float, memo: dict | None) -> float:
+def _draft_capacity(q, speculative, cv, par: Parallelism, cap: float, memo: dict | None, target) -> float:
     """Sequences one replica holds beside ``speculative``'s draft model (its weights and KV cache share the replica's
-    memory: capacity_batch_draft), ``cap`` where the draft is a draft_cost; kept in ``memo`` by draft and layout."""
+    memory: capacity_batch_draft; ``target`` the target's model and precision, whose last stage holds a head),
+    ``cap`` where the draft is a draft_cost; kept in ``memo`` by draft and layout."""
     draft = speculative[2] if hasattr(speculative[2], "capacity") else None
     if draft is not None:  # the draft's weights and KV cache share the replica's memory (capacity_batch_draft)
         key = ("draft", draft, par, float(np.ravel(cv["S"])[0]))  # the draft object itself: its identity
         if memo is not None and key in memo:
             cap = memo[key]
         else:
-            cap = draft.capacity(q, cv, par.tp)[0]
+            cap = draft.capacity(q, cv, par, target)[0]
             if memo is not None:
                 memo[key] = cap
     return max(cap, 0.0) if math.isfinite(cap) else 0.0
@@ -498,7 +500,8 @@ def probe(model: Model, hw: Hardware, precision: Precision, par: Parallelism, pr
         out = {"ttft_bound": part["ttft_bound"], "weights_fit": part["fit"],
                "capacity_batch": max(cap, 0.0) if math.isfinite(cap) else 0.0}
         if speculative is not None:
-            out["capacity_batch_speculative"] = _draft_capacity(q, speculative, part["cv"], par, cap, memo)
+            out["capacity_batch_speculative"] = _draft_capacity(q, speculative, part["cv"], par, cap, memo,
+                                                                (model, precision))
     return out
 
 

@@ -192,6 +192,14 @@ class StageLedger:
         free = free if pos.ndim == 1 else free[:, None]
         return np.argmin(free / pos, axis=0)
 
+    def stage(self, i: int, context=None) -> dict[str, np.float64]:
+        """n_PW, n_PK and C of stage ``i`` at the scalar ``context`` (None: within every window): what the memory
+        formulas take for a GPU of that stage (an EAGLE/MTP head's stage, the last: draft.Draft.capacity)."""
+        pos = self.positions(context)
+        col = pos[:, 0] if pos.ndim == 2 else pos
+        return {"n_PW": np.float64(self.flat / self.held[i]), "n_PK": np.float64(col.sum() / col[i]),
+                "C": np.float64(self.room[i])}
+
     def values(self, context=None) -> dict[str, object]:
         """n_PW, n_PK and C of the binding stage (arrays over ``context`` where it is one)."""
         pos = self.positions(context)

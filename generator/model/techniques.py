@@ -146,7 +146,8 @@ def held_room(lead, env: dict, last: float) -> dict:
 
 def draft_memory(spec, context: float) -> tuple[float, float]:
     """(M_d, c_d): a draft model's weight bytes and KV bytes per token on one GPU of the spec's layout
-    (generator/model/draft.Draft.memory, split at the target's tp and pp), (0, 0) without a draft: what the
+    (generator/model/draft.Draft.memory, split at the target's tp and pp; an EAGLE/MTP head whole on a GPU of the
+    last stage), (0, 0) without a draft: what the
     chapter's ceilings (``goodput_rate_capacity``), the prefix cache (``prefix_capacity_batch``), the rate figure
     and derive take (the live page its port, templates/live/techniques.js draftMemory); the batch limit
     (``capacity_batch_draft``, draft.replica_capacity) calls the same Draft.memory at the same layout."""
@@ -160,7 +161,8 @@ def draft_memory(spec, context: float) -> tuple[float, float]:
 
     par = spec.parallelism
     tp, n_pp = (par.tp, float(pipeline_split(spec.model.layers, par.pp))) if par is not None else (1, 1.0)
-    return draft.memory(load(), float(context), tp, n_pp)
+    # an EAGLE/MTP head at a layout of stages is the last stage's whole (Draft.capacity), on each of its GPUs
+    return draft.memory(load(), float(context), tp, 1.0 if draft.head and n_pp > 1 else n_pp)
 
 
 def request_inputs(sv, batch: float = 0.0, stages: int = 1) -> dict[str, float]:
@@ -290,7 +292,7 @@ def _layout_round(r, batch: float) -> dict:
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         cap = float(q["capacity_batch_replica"](cv))
         if draft is not None:  # the draft's weights and KV cache take the target's room (capacity_batch_draft)
-            cap_d, m_d, c_d = draft.capacity(q, cv, par.tp)
+            cap_d, m_d, c_d = draft.capacity(q, cv, par, (spec.model, spec.precision))
             f_d, q_d = draft.ledgers(q, np.asarray([float(batch)]), mean)  # one pass at the mean context (tech_draft)
             out.update({"draft_model": draft.model.title, "draft_weights_gpu": m_d, "draft_kv_token_gpu": c_d,
                         "capacity_plain": cap, "capacity_with_draft": cap_d, "draft_flops_pass": float(f_d[0]),

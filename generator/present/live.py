@@ -155,9 +155,9 @@ def _serving(spec) -> dict | None:
         draft = {"draft_layers": sp.draft_layers}
     elif sp is not None and sp.draft is not None:
         draft = {"draft_model": _model(sp.draft)}
-        own = declared_precision(spec)  # None where the spec wrote none: the target's, what-ifs included
-        if own is not None:
-            draft["draft_precision"] = _precision(own)
+    own = declared_precision(spec) if draft else None  # None where the spec wrote none: the target's, what-ifs included
+    if own is not None:
+        draft["draft_precision"] = _precision(own)
     return {"prompt": sv.prompt, "output": sv.output, "ttft": sv.ttft, "tpot": sv.tpot, "users": sv.users,
             "price": sv.price, "chunk": sv.chunk, "rate": sv.rate, "prefix_hit": sv.prefix_hit,
             "speculative": None if sp is None else {"draft_tokens": sp.draft_tokens, "acceptance": sp.acceptance,

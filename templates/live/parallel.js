@@ -486,8 +486,8 @@ const GR_PARALLEL = (() => {
   }
 
   /** n_PW, n_PK and C of the stage that holds the fewest tokens at context s (null: within every window), 1, 1 and the
-   * GPU's memory for one stage (stages.stage_values). */
-  function stageValues(inp, t, par, s) {
+   * GPU's memory for one stage (stages.stage_values); of stage ``only`` where given (StageLedger.stage). */
+  function stageValues(inp, t, par, s, only) {
     const m = inp.model, tp = par.tp || 1, pp = par.pp || 1, ep = par.ep || 1;
     if (pp <= 1) return {n_PW: 1.0, n_PK: 1.0, C: M.usable(inp.hardware, m, {tp: tp, pp: 1, ep: ep})};
     const l = stageLedger(inp, t, tp, pp, ep, par.redundant_experts || 0);
@@ -496,8 +496,10 @@ const GR_PARALLEL = (() => {
       if (s === null || s === undefined || !(s > 0)) return all;
       return (k[0] * s + k[1] * Math.min(s, l.window || Infinity) + k[2] * Math.min(s, l.chunk || Infinity)) / s;
     });
-    let best = 0;
-    pos.forEach((x, i) => { if ((l.room[i] - l.held[i]) / x < (l.room[best] - l.held[best]) / pos[best]) best = i; });
+    let best = only === undefined ? 0 : only;
+    if (only === undefined) {
+      pos.forEach((x, i) => { if ((l.room[i] - l.held[i]) / x < (l.room[best] - l.held[best]) / pos[best]) best = i; });
+    }
     const total = pos.reduce((a, x) => a + x, 0.0);
     return {n_PW: l.flat / l.held[best], n_PK: total / pos[best], C: l.room[best]};
   }

@@ -148,6 +148,20 @@ const GR_SERVING = (() => {
     return [w, call("kv_bytes_per_token_per_gpu", Object.assign({}, v, {n_PK: nPP, s_kv: sKv}))];
   }
 
+  /** Whether the draft d is an EAGLE/MTP head at a layout of stages: the last stage's whole (Draft.capacity). */
+  function headStage(d, par) { return !!(d && d.head && (par.pp || 1) > 1); }
+
+  /** Sequences one replica holds beside the draft d (its bytes mem: M_d, c_d) at the layout's values cv, context s
+   * (Draft.capacity): a draft model's layers split evenly over the stages; an EAGLE/MTP head the last stage's, the
+   * tighter of that stage with it and the stage that binds without it. */
+  function draftCapacity(d, inp, t, par, cv, s, mem) {
+    if (!headStage(d, par)) return call("capacity_batch_draft", Object.assign({}, cv, mem));
+    const a = inp.model.attention;
+    const last = P.stageValues(inp, t, par, a.sliding_window || a.chunk_size ? s : null, par.pp - 1);
+    return Math.min(call("capacity_batch_draft", Object.assign({}, cv, last, mem)),
+      call("capacity_batch_draft", Object.assign({}, cv, {M_d: 0.0, c_d: 0.0})));
+  }
+
   /** The chapter's numbers for ``inp.serving`` at ``inp.parallelism``: {batch, context, rows, numbers}; null without
    * a serving block or a layout (a single-card page has no layout formulas). */
   function compute(res, inp, t) {
@@ -183,9 +197,10 @@ const GR_SERVING = (() => {
     // the nodes it spans
     const nodeBusy = !node ? null : gpus <= node ? Math.floor(node / gpus) * gpus : gpus / Math.ceil(gpus / node);
     // a draft's weights and KV bytes per token on one GPU at the request's last context (techniques.draft_memory)
-    const draft = draftOf(inp, t), dm = draftMemory(draft, last, par.tp, base.n_PP), mem = {M_d: dm[0], c_d: dm[1]};
-    const capRaw = call("capacity_batch_draft", Object.assign({}, cv, mem)), cap = Math.trunc(Math.min(Number.isFinite(capRaw)
-      ? Math.max(capRaw, 0) : 0, 65536));
+    // (an EAGLE/MTP head at a pipeline layout: the last stage's whole, on each of its GPUs)
+    const draft = draftOf(inp, t), dm = draftMemory(draft, last, par.tp, headStage(draft, par) ? 1.0 : base.n_PP);
+    const mem = {M_d: dm[0], c_d: dm[1]}, capRaw = draftCapacity(draft, inp, t, par, cv, last, mem);
+    const cap = Math.trunc(Math.min(Number.isFinite(capRaw) ? Math.max(capRaw, 0) : 0, 65536));
     const cd = meanContext(env, m, sv.prompt, sv.output);
     const rv = Object.assign({}, base, {T: sv.prompt, T_o: sv.output, c: cd[0], d_h: cd[1]});
     const tpotAt = b => call("decode_time_bound", at(read, b));

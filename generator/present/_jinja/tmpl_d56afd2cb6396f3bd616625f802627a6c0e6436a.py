@@ -215,7 +215,11 @@ def root(context, missing=missing):
             yield ' W of board power per '
             yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
             yield ' (an upper estimate of the draw)'
-        yield ';\ninput tokens are priced at the prefill rate, output tokens at the decode rate.</p>\n'
+        yield ';\ninput tokens are priced at the prefill rate, output tokens at the decode rate.'
+        if t_14(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'speedup_last')):
+            pass
+            yield " The rows decode plainly, one token a round: this\nspec's speculative decoding is the lever row of “What serving engines do to it” below, at the last row's batch (as <code>plan</code> with this spec\nspeculates where it pays)."
+        yield '</p>\n'
         if (not environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'holds')):
             pass
             yield '<p data-static>This layout cannot serve the request: '
@@ -1284,4 +1288,4 @@ def root(context, missing=missing):
         yield '</section>\n'
 
 blocks = {}
-debug_info = '1=121&2=130&3=132&4=136&5=140&6=142&7=146&8=154&9=166&10=168&11=181&12=183&13=188&15=200&17=210&19=219&20=225&21=244&23=250&24=252&25=270&26=278&27=282&28=289&29=296&32=306&33=406&34=420&35=482&37=531&38=569&39=590&40=678&41=684&42=690&43=704&46=706&49=709&50=726&51=728&52=732&53=734&55=746&56=748&57=756&58=764&59=768&62=784&64=796&66=799&69=801&70=803&73=809&75=813&76=818&79=820&80=823&81=857&82=859&85=862&86=864&87=898&88=927&89=940&90=951&91=1008&92=1017&93=1021&94=1035&95=1047&96=1057&97=1059&100=1064&102=1081&103=1141&104=1159&105=1166&106=1175&109=1185&110=1187&111=1193&112=1196&113=1205&114=1210&116=1213&117=1215&119=1218&120=1221&122=1232&123=1234&125=1241&126=1248&127=1258&128=1271&130=1279'
+debug_info = '1=121&2=130&3=132&4=136&5=140&6=142&7=146&8=154&9=166&10=168&11=181&12=183&13=188&15=200&17=210&18=219&21=223&22=229&23=248&25=254&26=256&27=274&28=282&29=286&30=293&31=300&34=310&35=410&36=424&37=486&39=535&40=573&41=594&42=682&43=688&44=694&45=708&48=710&51=713&52=730&53=732&54=736&55=738&57=750&58=752&59=760&60=768&61=772&64=788&66=800&68=803&71=805&72=807&75=813&77=817&78=822&81=824&82=827&83=861&84=863&87=866&88=868&89=902&90=931&91=944&92=955&93=1012&94=1021&95=1025&96=1039&97=1051&98=1061&99=1063&102=1068&104=1085&105=1145&106=1163&107=1170&108=1179&111=1189&112=1191&113=1197&114=1200&115=1209&116=1214&118=1217&119=1219&121=1222&122=1225&124=1236&125=1238&127=1245&128=1252&129=1262&130=1275&132=1283'

@@ -1,0 +1,116 @@
+"""An EAGLE/MTP head in a format of its own: ``serving.speculative.draft_precision`` beside ``draft_layers``, and
+``plan --speculative K,P,layers:N@FORMAT``.
+
+TensorRT-LLM runs DeepSeek-R1's MTP layer in bf16 beside nvfp4 experts (its checkpoints ship the MTP module
+unquantized; blog 1, "Pushing Latency Boundaries: Optimizing DeepSeek-R1 Performance on NVIDIA B200 GPUs", at
+commit 01c4ece): a head in the target's formats reads a quarter of the bytes that head does.  Before, the loader
+refused the spec ("draft_precision without draft_model") and plan the command line.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from contextlib import redirect_stdout
+
+import numpy as np
+import pytest
+from genreport.commands import cli
+from genreport.errors import SpecError
+from genreport.formulas.compiled import load
+from genreport.load.loader import load_report
+from genreport.model.draft import declared_precision, of_spec
+from genreport.present import live
+from shared import spec_file
+
+DSR1 = """\
+kind: report
+name: dsr1-b200-head{tag}
+title: DeepSeek-R1 on 8 B200, one MTP layer
+hardware: b200
+model: deepseek-v3
+precision:
+  weights: {{default: nvfp4, experts: nvfp4, attention: bf16, embeddings: bf16}}
+  kv_cache: bf16
+parallelism: {{tp: 8, ep: 2}}
+workloads:
+  decode: {{batch: [1], context: [2k]}}
+  prefill: {{prompt: [1k]}}
+serving:
+  prompt: 1k
+  output: 2k
+  users: 1
+  speculative: {{draft_tokens: 1, accepted_length: 1.92, draft_layers: 1{extra}}}
+"""
+
+
+def _spec(extra: str = "", tag: str = ""):
+    return spec_file(DSR1.format(extra=extra, tag=tag), f"dsr1-b200-head{tag}")
+
+
+def test_a_head_in_bf16_reads_its_layer_in_bf16():
+    """By hand: DeepSeek-V3's MTP head (one MoE layer with the shared embedding: 12,433,972,224 parameters) less the
+    output head the target holds (129,280 x 7,168), over the 8 GPUs of tp 8 (its routed experts over max(tp, ep) =
+    8), at 2 bytes: 2,876,823,296 B a GPU, where the target's formats (nvfp4 experts) give a third of it; one pass at
+    batch 1 reads more too."""
+    own = load_report(_spec(", draft_precision: bf16", "-bf16"))
+    same = load_report(_spec())
+    assert own.serving.speculative.draft_precision.weights == "bf16"
+    assert declared_precision(own).weights == "bf16" and declared_precision(same) is None
+    q = load()
+    d_own, d_same = of_spec(own), of_spec(same)
+    assert d_own.env.values["N"] == 12_433_972_224
+    m_own, c_own = d_own.memory(q, 3071.0, 8, 1.0)
+    m_same, c_same = d_same.memory(q, 3071.0, 8, 1.0)
+    assert m_own == (12_433_972_224 - 129_280 * 7_168) / 8 * 2 == 2_876_823_296
+    assert m_same < m_own / 2.5 and c_own == c_same == 1152.0  # one bf16 latent: 576 x 2 bytes
+    t_own, t_same = (float(d.time(q, 1, np.asarray([1.0]), 2048.0, 8.0, 1.0)[0]) for d in (d_own, d_same))
+    assert t_own > 1.2 * t_same
+
+
+def test_the_page_gets_the_heads_own_format():
+    """The live page shapes the head from the target's model and runs it at the declared format (draftOf)."""
+    data = live.page_data(load_report(_spec(", draft_precision: bf16", "-bf16")))
+    sp = data["inputs"]["serving"]["speculative"]
+    assert sp["draft_layers"] == 1 and sp["draft_precision"]["weights"] == "bf16"
+    assert "draft_precision" not in live.page_data(load_report(_spec()))["inputs"]["serving"]["speculative"]
+
+
+def _plan(*speculative: str) -> list[dict]:
+    out = io.StringIO()
+    with redirect_stdout(out):
+        code = cli.main(["plan", "deepseek-v3", "--hardware", "b200", "--weights", "fp8", "--gpus", "8", "--prompt",
+                         "1k", "--output", "2k", "--batch", "1", "--format", "json", "-q", *speculative])
+    assert code == 0
+    return json.loads(out.getvalue())["rows"]
+
+
+def test_plan_takes_a_head_in_its_own_format():
+    """``layers:1@bf16`` times each row's head in bf16: its verify rounds no faster than the fp8 head's."""
+    fp8, bf16 = _plan("--speculative", "1,0.92,layers:1"), _plan("--speculative", "1,0.92,layers:1@bf16")
+    by = {(r["tp"], r["pp"], r["ep"], r["dp"]): r for r in fp8}
+    both = [(by[k], r) for r in bf16 if (k := (r["tp"], r["pp"], r["ep"], r["dp"])) in by]
+    assert both and all(b["tpot"] >= a["tpot"] for a, b in both)
+    assert any(b["tpot"] > a["tpot"] for a, b in both)
+
+
+def test_a_draft_precision_needs_a_draft():
+    text = DSR1.format(extra="", tag="-none").replace("draft_layers: 1", "draft_cost: 0.1, draft_precision: bf16")
+    with pytest.raises(SpecError) as e:
+        load_report(spec_file(text, "dsr1-b200-head-none"))
+    assert "draft_precision without draft_model or draft_layers" in str(e.value)
+
+
+def test_a_what_if_of_the_heads_layers_keeps_its_format():
+    """``--set serving.speculative.draft_layers=2`` keeps a head's written format; over a draft model it drops the
+    model's format with the model (overrides.REPLACES)."""
+    two = load_report(_spec(", draft_precision: bf16", "-bf16"), overrides=("serving.speculative.draft_layers=2",))
+    assert two.serving.speculative.draft_layers == 2
+    assert two.serving.speculative.draft_precision.weights == "bf16"
+    model = DSR1.format(extra="", tag="-model").replace("draft_layers: 1", "draft_model: llama-3.2-1b, "
+                                                                            "draft_precision: bf16")
+    path = spec_file(model, "dsr1-b200-head-model")
+    with pytest.raises(SpecError):  # Llama 3.2 1B cannot draft for DeepSeek-V3 (another tokenizer)
+        load_report(path)
+    head = load_report(path, overrides=("serving.speculative.draft_layers=1",))
+    assert head.serving.speculative.draft_precision is head.precision
