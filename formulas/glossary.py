@@ -166,6 +166,8 @@ TECHNIQUE_ENTRIES: tuple[Entry, ...] = (
     Entry("c_h", r"c_{h}", "B/token", "KV-cache bytes per token a sequence holds on one GPU of the replica, where a step reads less (a chunked layer holds up to its whole chunk, a step reads its current one): at the context S in the batching chapter's B_cap(S); averaged over a request's decode contexts in the serving chapter (S c_h the mean of S c_held(S) at the mean context S); c where no layer is windowed or chunked"),
     Entry("n_v", r"n_{v}", "token", "tokens of each sequence one verify step runs through the target: k_d + 1 for a chain of drafts, a draft tree's nodes with its root (SGLang's speculative_num_draft_tokens, Medusa's and EAGLE's trees)"),
     Entry("C_p", r"C_{p}", "token", "prompt tokens a mixed step carries beside its decode tokens (the chunk)"),
+    Entry("n_c", r"n_{c}", "1", "mixed steps a batch's prompts ride along: B T_in (1 - h_p) / C_p, its B requests' uncached prompt tokens one chunk a step"),
+    Entry("kappa_c", r"\kappa_{c}", "1", "a mixed step's time over a plain decode round's at the same batch (the chunked prefill row's cost: the step's ledgers on a GPU and, at a layout, its links)"),
     Entry("d_hp", r"d_{h,p}", "1", "head dimension of the attention FLOPs of prompt tokens (a prefill, a prompt chunk): MLA's decompressed (MHA) form, (d_qk + d_v) / 2, where decode tokens take the absorbed form's d_h; for other attention d_h times the share of the uncached prompt's causal attention its windowed and chunked layers compute (1 without them), where a decode token's d_h takes the share of its context"),
     Entry("s_c", r"s_{c}", "token", "chunk size: prompt tokens of one sequence per step"),
     Entry("lam", r"\lambda", "1/s", "request arrival rate of one replica"),

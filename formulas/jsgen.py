@@ -115,7 +115,7 @@ def function_js(expr, fn_args, pr=None) -> str:
 # part: the chapter's numbers are evaluated through the layout.
 LIVE_TECHNIQUES = frozenset((
     "speculative_expected_tokens speculative_request_tokens verify_crossover_batch speculative_speedup_layout "
-    "speculative_speedup_request verify_time_bound verify_time_serial chunked_step_time chunked_step_intensity chunked_ttft steady_step_time goodput_rate_tpot goodput_rate_compute goodput_rate_capacity goodput_rate_engine "
+    "speculative_speedup_request verify_time_bound verify_time_serial chunked_step_time chunked_step_intensity chunked_ttft chunked_steps chunked_life_cost steady_step_time goodput_rate_tpot goodput_rate_compute goodput_rate_capacity goodput_rate_engine "
     "chunk_budget_rate balanced_prefill_gpus aggregated_tpot kv_transfer_time prefix_capacity_batch prompt_chunk capacity_batch_draft "
     "draft_time_bound compute_batch compute_batch_speculative").split())
 

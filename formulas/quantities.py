@@ -511,6 +511,10 @@ TECHNIQUE_DEFS: tuple[QuantityDef, ...] = (
                 r"I_{\mathrm{mix}}(B, S)", ("batch", "context"), _T.mixed_intensity, _T.SARATHI),
     QuantityDef("prompt_chunk", "prompt tokens a mixed step carries beside its decode tokens", "token",
                 r"C_{p}", (), _T.prompt_chunk, _T.SARATHI),
+    QuantityDef("chunked_steps", "mixed steps a batch's prompts ride along", "1", r"n_{c}", ("batch",),
+                _T.chunked_steps, _T.SARATHI),
+    QuantityDef("chunked_life_cost", "mean cost of a decode round over a batch's life with chunked prefill, in plain "
+                "rounds", "1", r"\bar{\kappa}_{c}", (), _T.chunked_life_cost, _T.SARATHI),
     QuantityDef("chunked_ttft", "time to first token of a prompt prefilled in chunks beside the batch, at least", "s",
                 r"t_{\mathrm{TTFT,chunk}}(B, S)", ("batch", "context"), _T.chunked_ttft, _T.SARATHI),
     QuantityDef("steady_step_time", "time per output token at arrival rate lambda, steady state, at least", "s",

@@ -67,6 +67,8 @@ STALLS = ("vLLM v0 vllm/core/scheduler.py _schedule_default and Sarathi-Serve's 
     sym(x) for x in ("p_a", "k_d", "t_d", "C_p", "s_c", "lam", "T_in", "T_out", "h_p", "n_P", "n_D", "W_kv",
                      "t_p", "t_s", "theta"))
 (t_r, k_s, m_s, q_p, n_v) = (sym(x) for x in ("t_r", "k_s", "m_s", "q_p", "n_v"))
+kappa_c = sym("kappa_c")  # a mixed step's time over a plain round's (the chunked row's cost, genreport.model.techniques)
+n_c = sym("n_c")  # the mixed steps a batch's prompts ride along (chunked_steps), named in chunked_life_cost
 d_hp = sym("d_hp")  # the prompt tokens' head dim: MLA's prefill (MHA) form, where decode tokens take the absorbed d_h
 t_pr = sym("t_pr")  # a whole prompt's prefill at a prefill replica of the layout (its TTFT there): the pools'
 k_pp = sym("k_pp")  # pipeline stages of a prefill instance (DistServe, section 3.1): the pools and the queue below
@@ -312,6 +314,24 @@ def prompt_chunk(B=B):
     The formulas below take it as the symbol C_p, its value computed once from this (genreport.model.techniques
     ``prompt_chunk``), so they print as a textbook does, with the chunk named."""
     return sp.Min(sp.Max(parallel.n_St * s_c - B, 0), T_in * (1 - h_p))
+
+
+def chunked_steps(B=B):
+    """Mixed steps a batch's prompts ride along [1]: n_c = B T_in (1 - h_p) / C_p, the B requests' uncached prompt
+    tokens in chunks of C_p, one chunk a step (Sarathi-Serve's stall-free batching admits the prompts of the
+    requests that replace the batch's as its decode tokens run)."""
+    return B * T_in * (1 - h_p) / C_p
+
+
+def chunked_life_cost():
+    """Mean cost of a decode round over a batch's life, in plain rounds [1]: (n_c kappa_c + max(T_out - 1 - n_c, 0))
+    / (T_out - 1), n_c = :func:`chunked_steps` (its value computed once, printed by name as C_p is): the batch's
+    T_out - 1 rounds, n_c of them mixed steps of kappa_c plain rounds each (n_c kappa_c / (T_out - 1) where the
+    prompts need more mixed steps than the batch has rounds, its output then waiting on them).  The chunked row's
+    tok/s per GPU and $/M divide and multiply by it, its TPOT takes the mixed step itself: charging every round a
+    chunk would count a batch's prompts (T_out - 1) / n_c times over.  kappa_c = 1 (no cost to a chunk) gives 1 at
+    any n_c <= T_out - 1."""
+    return (n_c * kappa_c + sp.Max(T_out - 1 - n_c, 0)) / (T_out - 1)
 
 
 def chunked_ttft(B=B, S=S):

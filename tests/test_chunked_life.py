@@ -8,7 +8,10 @@ were counted 1,023 / 16 = 64 times over.  Its TPOT (a token's wait while a chunk
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import pytest
+from genreport.formulas.compiled import load
 from genreport.model.techniques import chunked_life_cost
 from genreport.present import fmt
 from shared import evaluated_text
@@ -32,12 +35,19 @@ def test_the_mean_cost_by_hand():
     one: n_c = 8 x 1,000 / 2,000 = 4 mixed steps of the batch's 100 rounds, (4 x 5 + 96) / 100 = 1.16; prompts that
     need more mixed steps than the batch has rounds (B = 800: 400 for 100) cost 400 x 5 / 100 = 20; no chunk, or one
     output token (no round), leaves the step's cost."""
-    assert chunked_life_cost(8, 1000.0, 2000.0, 101, 5.0) == (4.0, pytest.approx(1.16, rel=1e-15))
-    assert chunked_life_cost(800, 1000.0, 2000.0, 101, 5.0) == (400.0, pytest.approx(20.0, rel=1e-15))
-    assert chunked_life_cost(8, 1000.0, 0.0, 101, 5.0) == (0.0, 5.0)
-    assert chunked_life_cost(8, 1000.0, 2000.0, 1, 5.0) == (0.0, 5.0)
+    def life(batch, uncached, chunk, output, cost):  # the quantities of formulas/techniques.py, as the row takes them
+        return chunked_life_cost(SimpleNamespace(q=load()), {"B": float(batch), "T_in": uncached, "h_p": 0.0,
+                                                             "C_p": chunk, "T_out": float(output)}, cost)
+
+    assert life(8, 1000.0, 2000.0, 101, 5.0) == (4.0, pytest.approx(1.16, rel=1e-15))
+    assert life(800, 1000.0, 2000.0, 101, 5.0) == (400.0, pytest.approx(20.0, rel=1e-15))
+    assert life(8, 1000.0, 0.0, 101, 5.0) == (0.0, 5.0)
+    assert life(8, 1000.0, 2000.0, 1, 5.0) == (0.0, 5.0)
     # a chunk of every round's budget: the same cost as the mixed step itself
-    assert chunked_life_cost(100, 2000.0, 2000.0, 101, 5.0)[1] == pytest.approx(5.0, rel=1e-15)
+    assert life(100, 2000.0, 2000.0, 101, 5.0)[1] == pytest.approx(5.0, rel=1e-15)
+    # a prefix cache's hit leaves fewer tokens to ride along: n_c = 8 x 1,000 x (1 - 0.5) / 2,000 = 2
+    v = {"B": 8.0, "T_in": 1000.0, "h_p": 0.5, "C_p": 2000.0}
+    assert load()["chunked_steps"](v) == 2.0
 
 
 def test_a_sliding_window_model_in_int4_over_two_stages():

@@ -404,11 +404,12 @@ def test_the_stall_free_rate_of_a_pipeline_streams_each_slice_per_micro_batch(ca
 
 def test_the_kv_cache_rooms_ceiling_streams_its_own_steady_states_weights(capsys):
     """Llama 4 Maverick over two nodes (tp 8 x pp 2 x ep 8, tests/shared.py): at the KV cache room's ceiling the
-    running sequences fill the room, B_h at the mean context (447 here), and beside their decode tokens a step carries
-    B_h T_in / (T_out - 1) prompt tokens (Little's law): about 4,030 tokens, whose micro-batches touch every expert.
-    The ceiling took the weights of the chapter's batch (256, fewer experts touched): 33.0 requests/s where its own
-    steady state gives 23.6.  Its rate and weights are one fixed point (as (22)'s, steady_tpot_rate): at that rate
-    the steady step holds exactly B_h sequences; derive states the chapter's number."""
+    running sequences fill the room, B_h at the mean context (402 here, beside the MTP head the last stage holds whole;
+    447 with the head split over the stages, stop 86), and beside their decode tokens a step carries B_h T_in /
+    (T_out - 1) prompt tokens (Little's law): about 3,620 tokens, whose micro-batches touch every expert.  The ceiling
+    took the weights of the chapter's batch (256, fewer experts touched): 33.0 requests/s where its own steady state
+    gave 23.6 (21.7 now).  Its rate and weights are one fixed point (as (22)'s, steady_tpot_rate): at that rate the
+    steady step holds exactly B_h sequences; derive states the chapter's number."""
     from genreport.model.techniques import _eval, _inputs
 
     path = spec_file(MAVERICK_TWO_NODES, "svmav")  # the run's one evaluation of it, derive's too (as above)
@@ -421,7 +422,7 @@ def test_the_kv_cache_rooms_ceiling_streams_its_own_steady_states_weights(capsys
     env = _inputs(r, t["batch"], t["context"])
     step = _eval(r, "steady_step_time", {**env, **t["capacity_weights"], "lam": lam})
     assert lam * (sv.output - 1) * step == pytest.approx(held, rel=1e-9)  # the room full at its own rate
-    assert float(want["N"]) > 1.1 * env["N"] and 23 < lam < 24
+    assert float(want["N"]) > 1.1 * env["N"] and 21 < lam < 22.5
     assert _value(capsys, "goodput_rate_capacity", "--spec", str(path)) == pytest.approx(lam, rel=1e-5)
 
 

@@ -76,7 +76,7 @@ RANGES = {
     # the experts' all-to-all as DeepEP runs it: its switch and its shares of the line rate
     "o_EP": (1, 1, True), "e_Du": (0.05, 1, False), "e_Do": (0.05, 1, False), "e_Dl": (0.05, 1, False),
     # the serving chapter's techniques (jsgen.LIVE_TECHNIQUES)
-    "T_in": (1, 1e6, True), "T_out": (1, 1e5, True), "s_c": (16, 8192, True), "C_p": (1, 8192, True), "h_p": (1e-3, 0.99, False),
+    "T_in": (1, 1e6, True), "T_out": (1, 1e5, True), "s_c": (16, 8192, True), "C_p": (1, 8192, True), "n_c": (0.01, 1e4, False), "kappa_c": (1, 20, False), "h_p": (1e-3, 0.99, False),
     "k_d": (1, 16, True), "n_v": (2, 64, True), "p_a": (0.01, 0.99, False), "n_S": (1, 8, True), "k_pp": (1, 16, True), "lam": (1e-3, 1e3, False),
     "theta": (1e-3, 1, False), "t_s": (1e-4, 1, False), "t_v": (1e-4, 1, False), "t_d": (1e-6, 1, False),
     "t_p": (1e-4, 10, False), "t_pr": (1e-4, 10, False), "W_kv": (1e9, 1e12, False),

@@ -721,6 +721,16 @@ def _numbers(args, accounting: str | None, qid: str, spec=None) -> Numbers:
                      "the sequences running at this rate read" + (" (the experts they touch)" if spec.model.moe
                                                                   is not None else "")
                      + (", each slice once per micro-batch in flight" if pp > 1 else ""))
+    if qid == "chunked_life_cost" and spec.serving is not None:
+        # the serving chapter's chunked prefill row: its cost kappa_c (the mixed step's time over a plain round's,
+        # its links included at a layout) and the mixed steps n_c of a batch's life, the row's numbers
+        from genreport.commands.derive_values import report_of
+
+        n = ((report_of(spec).serving or {}).get("techniques") or {}).get("numbers") or {}
+        if n.get("chunked_steps"):
+            values.update({"kappa_c": float(n["chunked_cost"]), "n_c": float(n["chunked_steps"])})
+            point += ("; the chunked prefill row's kappa_c (its mixed step's time over a plain round's) and n_c (the "
+                      "mixed steps of a batch's life)")
     if qid in CEILING_WEIGHTS and spec.serving is not None and args.batch is None and args.context is None:
         # a serving chapter's ceiling at N the weights its own steady state streams at that rate (techniques.
         # steady_tpot_rate, capacity_weights), not those of the chapter's batch (DeepSeek-V3 on 32 H100, tp 8 x pp 4:
@@ -1107,8 +1117,10 @@ def serving_values(spec, values: dict, mixed: bool = False, env=None) -> dict[st
                 f_d, q_d = draft.ledgers(q, np.asarray([b_]), s_)
                 out.update({"F_d": float(f_d[0]), "Q_d": float(q_d[0])})
                 out["t_d"] = float(draft.time(q, sv.speculative.draft_tokens, np.asarray([b_]), s_, n_tp, stages)[0])
-                # an EAGLE/MTP head is the last stage's whole (Draft.capacity), a draft model's layers split evenly
-                out["M_d"], out["c_d"] = draft.memory(q, s_, int(n_tp), 1.0 if draft.head and stages > 1 else n_pp)
+                # an EAGLE/MTP head is the last stage's whole (techniques.draft_memory), a draft model's layers split
+                # evenly over the stages
+                out["M_d"], out["c_d"] = (draft_memory(spec, s_) if draft.head and stages > 1
+                                          else draft.memory(q, s_, int(n_tp), n_pp))
     return out
 
 

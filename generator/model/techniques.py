@@ -118,7 +118,8 @@ def prompt_head_dim(r, tokens: float) -> float:
 
 # The quantities of one mixed step at a batch: their chunk C_p is what the budget leaves beside that batch's decode
 # tokens (request_inputs at the batch), where the steady state's is the budget's whole width.
-MIXED_STEP = frozenset({"prompt_chunk", "chunked_step_time", "chunked_step_intensity", "chunked_ttft"})
+MIXED_STEP = frozenset({"prompt_chunk", "chunked_step_time", "chunked_step_intensity", "chunked_ttft", "chunked_steps",
+                        "chunked_life_cost"})
 
 # The quantities the serving chapter states at its point (its last row's batch, a request's last context: _inputs),
 # where ``derive`` evaluates them too unless given a batch or context.
@@ -147,7 +148,7 @@ def held_room(lead, env: dict, last: float) -> dict:
 def draft_memory(spec, context: float) -> tuple[float, float]:
     """(M_d, c_d): a draft model's weight bytes and KV bytes per token on one GPU of the spec's layout
     (generator/model/draft.Draft.memory, split at the target's tp and pp; an EAGLE/MTP head whole on a GPU of the
-    last stage), (0, 0) without a draft: what the
+    last stage, below), (0, 0) without a draft: what the
     chapter's ceilings (``goodput_rate_capacity``), the prefix cache (``prefix_capacity_batch``), the rate figure
     and derive take (the live page its port, templates/live/techniques.js draftMemory); the batch limit
     (``capacity_batch_draft``, draft.replica_capacity) calls the same Draft.memory at the same layout."""
@@ -160,9 +161,17 @@ def draft_memory(spec, context: float) -> tuple[float, float]:
     from genreport.model.layout import pipeline_split
 
     par = spec.parallelism
+    if draft.head and par is not None and par.pp > 1:
+        # an EAGLE/MTP head at a layout of stages is the last stage's whole (Draft.capacity): its bytes on a GPU of
+        # that stage where the head lowers what the replica holds, none where the stage that binds without it still
+        # binds (it holds none of the head).  The formulas take the stage that binds without the head (Env.held): where
+        # another stage binds without it and the last one with it, this charges the head to the first (fewer tokens)
+        from genreport.model.draft import replica_capacity
+
+        plain, with_head, m_d, c_d = replica_capacity(spec, float(context))
+        return (m_d, c_d) if with_head < plain else (0.0, 0.0)
     tp, n_pp = (par.tp, float(pipeline_split(spec.model.layers, par.pp))) if par is not None else (1, 1.0)
-    # an EAGLE/MTP head at a layout of stages is the last stage's whole (Draft.capacity), on each of its GPUs
-    return draft.memory(load(), float(context), tp, 1.0 if draft.head and n_pp > 1 else n_pp)
+    return draft.memory(load(), float(context), tp, n_pp)
 
 
 def request_inputs(sv, batch: float = 0.0, stages: int = 1) -> dict[str, float]:
@@ -430,20 +439,16 @@ def _serial_pays_words(lay: dict) -> str:
                                               or f"pays at every batch up to {lay['scanned']:,}"))
 
 
-def chunked_life_cost(batch: float, uncached: float, chunk: float, output: int, cost: float) -> tuple[float, float]:
-    """(n_c, the mean cost of a step over a batch's life): the B requests of a batch make T_out - 1 decode rounds
-    each and bring B T_u uncached prompt tokens (T_u = T_in (1 - h_p)), which ride along in n_c = B T_u / C_p mixed
-    steps of ``cost`` (the chunked row's t_mix / t_dec) each: the batch's output takes (n_c cost + max(T_out - 1 -
-    n_c, 0)) plain rounds' time, so a round costs that over T_out - 1 on average (n_c cost / (T_out - 1) where the
-    prompts need more mixed steps than the batch has rounds: its output then waits on them).  The row's tok/s per GPU
-    and $/M take this mean, its TPOT the mixed step itself (a token's wait while a chunk rides along): every round
-    charged a whole chunk would count a batch's prompts (T_out - 1) C_p / (B T_u) times over.  (0, cost) where no
-    chunk rides along or the request has no decode round."""
-    rounds = float(output - 1)
-    if not chunk > 0 or not rounds > 0:
+def chunked_life_cost(r, mix: dict, cost: float) -> tuple[float, float]:
+    """(n_c, the mean cost of a round over a batch's life): formulas.techniques ``chunked_steps`` and
+    ``chunked_life_cost`` at the chunked row's values ``mix`` (its batch B, chunk C_p, the request's T_in, T_out,
+    h_p) with kappa_c = ``cost`` (the row's t_mix / t_dec).  The row's tok/s per GPU and $/M take this mean, its TPOT
+    the mixed step itself.  (0, cost) where no chunk rides along or the request has no decode round: no mixed step,
+    the quantities have no value there."""
+    if not mix["C_p"] > 0 or not mix["T_out"] > 1:
         return 0.0, cost
-    steps = batch * uncached / chunk
-    return steps, (steps * cost + max(rounds - steps, 0.0)) / rounds
+    steps = _eval(r, "chunked_steps", mix)
+    return steps, _eval(r, "chunked_life_cost", {**mix, "kappa_c": cost, "n_c": steps})
 
 
 def _life_words(steps: float, output: int, batch: int, noun: str) -> str:
@@ -683,7 +688,7 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
     t_step = max(t_mix, links_mix)
     chunk_rate = mix["C_p"] / (sv.prompt * (1 - sv.prefix_hit) * t_step)  # prompts a step's chunk admits per second
     decode_rate = batch / ((sv.output - 1) * t_step) if sv.output > 1 else math.inf  # requests the batch finishes
-    chunk_steps, life = chunked_life_cost(batch, uncached, mix["C_p"], sv.output, cost)
+    chunk_steps, life = chunked_life_cost(r, mix, cost)
     rows.append({"technique": "chunked prefill",
                  "setting": f"a step budget of {sv.chunk:,} tokens"
                             + (f", {stages} steps a round (one per micro-batch)" if stages > 1 else "")
@@ -718,6 +723,9 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
                          "prompt in one step alone" + _life_words(chunk_steps, sv.output, int(batch), noun)})
     blocks["tech_chunked"] = _block(r, "tech_chunked", "chunked_step_time", mix,
                                     {"batch": int(batch), "context": int(last)})
+    if chunk_steps > 0:  # the mixed steps of a batch's life: the row's tok/s per GPU and $/M
+        blocks["tech_chunked_life"] = _block(r, "tech_chunked_life", "chunked_life_cost",
+                                             {**mix, "kappa_c": cost, "n_c": chunk_steps}, {})
     numbers.update({"chunked_step_time": t_mix, "chunked_cost": cost, "chunked_step_links": links_mix, "chunked_intensity": i_mix,
                     "chunk_admits_rate": chunk_rate, "batch_retires_rate": decode_rate,
                     "decode_intensity": i_plain, "chunked_ttft": ttft_chunk, "chunked_ttft_alone": ttft_alone,

@@ -199,7 +199,10 @@ const GR_SERVING = (() => {
     // a draft's weights and KV bytes per token on one GPU at the request's last context (techniques.draft_memory)
     // (an EAGLE/MTP head at a pipeline layout: the last stage's whole, on each of its GPUs)
     const draft = draftOf(inp, t), dm = draftMemory(draft, last, par.tp, headStage(draft, par) ? 1.0 : base.n_PP);
-    const mem = {M_d: dm[0], c_d: dm[1]}, capRaw = draftCapacity(draft, inp, t, par, cv, last, mem);
+    const capRaw = draftCapacity(draft, inp, t, par, cv, last, {M_d: dm[0], c_d: dm[1]});
+    // the ceilings' M_d and c_d (techniques.draft_memory): a head's where it lowers what the replica holds, else none
+    const mem = !headStage(draft, par) || capRaw < call("capacity_batch_draft", Object.assign({}, cv, {M_d: 0.0, c_d: 0.0}))
+      ? {M_d: dm[0], c_d: dm[1]} : {M_d: 0.0, c_d: 0.0};
     const cap = Math.trunc(Math.min(Number.isFinite(capRaw) ? Math.max(capRaw, 0) : 0, 65536));
     const cd = meanContext(env, m, sv.prompt, sv.output);
     const rv = Object.assign({}, base, {T: sv.prompt, T_o: sv.output, c: cd[0], d_h: cd[1]});
@@ -452,8 +455,9 @@ const GR_SERVING = (() => {
     const decodeRate = sv.output > 1 ? batch / ((sv.output - 1) * tStep) : Infinity;
     // the mean cost of a round over a batch's life (techniques.chunked_life_cost): its prompts' chunks ride along
     // n_c = B T_u / C_p of its T_out - 1 rounds; the row's tok/s and $/M take it, its TPOT the mixed step
-    const nRounds = sv.output - 1, chunkSteps = cp > 0 && nRounds > 0 ? batch * uncached / cp : 0.0;
-    const life = cp > 0 && nRounds > 0 ? (chunkSteps * cost + pyMax(nRounds - chunkSteps, 0.0)) / nRounds : cost;
+    const nRounds = sv.output - 1, lifeAt = Object.assign({}, mix, {kappa_c: cost}), mixed = cp > 0 && nRounds > 0;
+    const chunkSteps = mixed ? call("chunked_steps", lifeAt) : 0.0;
+    const life = mixed ? call("chunked_life_cost", Object.assign(lifeAt, {n_c: chunkSteps})) : cost;
     const roundsWord = commas(nRounds) + (nRounds !== 1 ? " rounds" : " round");  // techniques._life_words
     const lifeWords = !(chunkSteps > 0) || sv.output <= 1 ? ""
       : "; tok/s per " + (hw.noun || "GPU") + " and $/M over a batch's life: "

@@ -860,6 +860,13 @@ def root(context, missing=missing):
             yield ':</p>\n<div class="static-fx" data-static>'
             yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_chunked'), False))
             yield '</div>\n'
+            if t_14(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_chunked_life')):
+                pass
+                yield "<p data-static>Over a batch's life its B prompts' uncached tokens ride along n<sub>c</sub> = B T<sub>in</sub> (1 − h<sub>p</sub>) / C<sub>p</sub> of its\nT<sub>out</sub> − 1 rounds, each a mixed step of κ<sub>c</sub> plain rounds (the row's cost, t<sub>mix</sub> over a plain round); the row's\ntok/s per "
+                yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
+                yield ' and $/M take the mean round, its TPOT the mixed step a token waits on:</p>\n<div class="static-fx" data-static>'
+                yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_chunked_life'), False))
+                yield '</div>'
             if t_14(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_goodput')):
                 pass
                 yield '<p>Continuous batching in steady state: requests arriving at λ per second keep\nλ (T<sub>out</sub> − 1) t<sub>s</sub> sequences decoding (Little\'s law), so the memory ledger of a step grows with its own length; the\nhighest rate whose step meets the TPOT target is</p>\n<div class="static-fx" data-static>'
@@ -1288,4 +1295,4 @@ def root(context, missing=missing):
         yield '</section>\n'
 
 blocks = {}
-debug_info = '1=121&2=130&3=132&4=136&5=140&6=142&7=146&8=154&9=166&10=168&11=181&12=183&13=188&15=200&17=210&18=219&21=223&22=229&23=248&25=254&26=256&27=274&28=282&29=286&30=293&31=300&34=310&35=410&36=424&37=486&39=535&40=573&41=594&42=682&43=688&44=694&45=708&48=710&51=713&52=730&53=732&54=736&55=738&57=750&58=752&59=760&60=768&61=772&64=788&66=800&68=803&71=805&72=807&75=813&77=817&78=822&81=824&82=827&83=861&84=863&87=866&88=868&89=902&90=931&91=944&92=955&93=1012&94=1021&95=1025&96=1039&97=1051&98=1061&99=1063&102=1068&104=1085&105=1145&106=1163&107=1170&108=1179&111=1189&112=1191&113=1197&114=1200&115=1209&116=1214&118=1217&119=1219&121=1222&122=1225&124=1236&125=1238&127=1245&128=1252&129=1262&130=1275&132=1283'
+debug_info = '1=121&2=130&3=132&4=136&5=140&6=142&7=146&8=154&9=166&10=168&11=181&12=183&13=188&15=200&17=210&18=219&21=223&22=229&23=248&25=254&26=256&27=274&28=282&29=286&30=293&31=300&34=310&35=410&36=424&37=486&39=535&40=573&41=594&42=682&43=688&44=694&45=708&48=710&51=713&52=730&53=732&54=736&55=738&57=750&58=752&59=760&60=768&61=772&64=788&66=800&68=803&71=805&72=807&75=813&77=817&78=822&81=824&82=827&83=861&84=863&86=866&87=868&88=870&91=873&92=875&93=909&94=938&95=951&96=962&97=1019&98=1028&99=1032&100=1046&101=1058&102=1068&103=1070&106=1075&108=1092&109=1152&110=1170&111=1177&112=1186&115=1196&116=1198&117=1204&118=1207&119=1216&120=1221&122=1224&123=1226&125=1229&126=1232&128=1243&129=1245&131=1252&132=1259&133=1269&134=1282&136=1290'
