@@ -89,3 +89,17 @@ def _cv(spec, s):
     g = env.at(context=s)
     return dict(held_at(base, spec.hardware, spec.model, spec.precision, par, np.float64(s),
                         np.float64(np.ravel(g["c"])[0])), d_h=np.float64(np.ravel(g["d_h"])[0]))
+
+
+def test_derive_counts_the_binding_stages_latent_layers(capsys):
+    """``derive kv_bytes_per_token`` of DeepSeek-V3 at tp 8 x pp 2 (no serving block): the cache one GPU holds is the
+    binding (last) stage's 30 layers' latents, 30 x 576 x 1 B = 17,280 B, the report's value, where the note counted
+    the time slice's 31 layers and a line called the GQA form's 4.3 MB at d_h = 544 "not a number the report states"
+    (the review of stop 86)."""
+    from genreport.commands.cli import main
+
+    text = DSV3_PP2[:DSV3_PP2.index("serving:")]
+    assert main(["derive", "kv_bytes_per_token", "--spec", str(spec_file(text, "dsv3-h100-pp2"))]) == 0
+    out = capsys.readouterr().out
+    assert "c_g = L_b (r + rho) b_kv = 30 x 576 x 1 B on one GPU" in out and "c = 17280 B" in out
+    assert "not a number the report states" not in out and "31 x 576" not in out

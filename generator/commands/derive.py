@@ -801,12 +801,18 @@ def _numbers(args, accounting: str | None, qid: str, spec=None) -> Numbers:
     nums.schedule = _schedule_note(qid, env_obj, values)
     a = spec.model.attention
     if qid == "kv_bytes_per_token" and a.kind == "mla":
-        layers = float(np.ravel(values["L"])[0])
+        # the layers whose cache one GPU holds: with stages the binding stage's, L / n_PK (DeepSeek-V3's 61 layers at
+        # pp 2: the last stage's 30, where the time slice L_g is the busiest stage's 31)
+        staged = spec.parallelism is not None and spec.parallelism.pp > 1 and "n_PK" in values
+        layers = (spec.model.layers / float(np.ravel(values["n_PK"])[0]) if staged
+                  else float(np.ravel(values["L"])[0]))
         nums.note = (f"multi-head latent attention caches one latent of r = {a.kv_lora_rank} and a RoPE key of rho = "
                      f"{a.qk_rope_head_dim} per layer, not 2 H_kv d_h: "
-                     + ("c = L (r + rho) b_kv" if env_obj.cut.trivial else "c_g = L_g (r + rho) b_kv") + f" = {layers:g} x "
+                     + ("c = L (r + rho) b_kv" if env_obj.cut.trivial else
+                        "c_g = L_b (r + rho) b_kv" if staged else "c_g = L_g (r + rho) b_kv") + f" = {layers:,.0f} x "
                      f"{a.kv_lora_rank + a.qk_rope_head_dim} x {float(np.ravel(values['b_kv'])[0]):g} B"
-                     + ("" if env_obj.cut.trivial else " on one GPU"))
+                     + ("" if env_obj.cut.trivial else " on one GPU")
+                     + (", L_b the layers of the stage that holds the fewest tokens" if staged else ""))
     if qid == "kv_capacity_tokens" and not nums.note:
         nums.note = _window_reach_note(spec, env_obj, values)
     return nums

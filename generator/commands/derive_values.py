@@ -168,9 +168,13 @@ def stated_at_point(qid: str, nums: Numbers, unit: str, integer: str = "") -> tu
         # at a layout the number is one GPU's or one replica's: say whose, as the report's tables do
         scope = [f"  scope: {scope_of(nums.spec, entry.id)} {source}"] if nums.spec.parallelism is not None else []
         return stated, entry.reason or why, scope + window
+    scope = f"  scope: the report's value, {scope_of(nums.spec, entry.id)} {source}"
+    if qid == "kv_bytes_per_token" and nums.spec.model.attention.kind == "mla":
+        # the formula printed is attention's 2 H_kv d_h form, which MLA's latent replaces (the note's count)
+        return stated, entry.reason, [scope, "  the formula above is the keys' and values' form; multi-head latent "
+                                             "attention's cache is the note's count, the report's value"]
     return stated, entry.reason, [
-        f"  scope: the report's value, {scope_of(nums.spec, entry.id)} {source}",
-        f"  the formula above at these inputs: {_fmt(own, unit, integer) if own is not None else 'none: ' + why}, "
+        scope, f"  the formula above at these inputs: {_fmt(own, unit, integer) if own is not None else 'none: ' + why}, "
         "not a number the report states"]
 
 
