@@ -862,7 +862,7 @@ def root(context, missing=missing):
             yield '</div>\n'
             if t_14(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_chunked_life')):
                 pass
-                yield "<p data-static>Over a batch's life its B prompts' uncached tokens ride along n<sub>c</sub> = B T<sub>in</sub> (1 − h<sub>p</sub>) / C<sub>p</sub> of its\nT<sub>out</sub> − 1 rounds, each a mixed step of κ<sub>c</sub> plain rounds (the row's cost, t<sub>mix</sub> over a plain round); the row's\ntok/s per "
+                yield "<p data-static>Over a batch's life its B prompts' uncached tokens ride along n<sub>c</sub> = B T<sub>in</sub> (1 − h<sub>p</sub>) / C<sub>p</sub> of its\nT<sub>out</sub> − 1 decode rounds, each a mixed step of κ<sub>c</sub> plain rounds (the row's cost, t<sub>mix</sub> over a plain round); the row's\ntok/s per "
                 yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
                 yield ' and $/M take the mean round, its TPOT the mixed step a token waits on:</p>\n<div class="static-fx" data-static>'
                 yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_chunked_life'), False))
