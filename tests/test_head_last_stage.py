@@ -103,3 +103,92 @@ def test_derive_counts_the_binding_stages_latent_layers(capsys):
     out = capsys.readouterr().out
     assert "c_g = L_b (r + rho) b_kv = 30 x 576 x 1 B on one GPU" in out and "c = 17280 B" in out
     assert "not a number the report states" not in out and "31 x 576" not in out
+
+
+# Mixtral 8x22B in bf16 on 6 H100 (tp 2 x pp 3): 56 layers over 19, 19 and 18; the first stage binds without a head
+# (its 19 layers and the embedding), the last with one (its 18 layers, the output head and the MTP layer): the review
+# of this stop found derive, the KV cache room's ceiling and plan's free memory charging the head to the first stage
+MIXTRAL_PP3 = """\
+kind: report
+name: mx-pp3-t
+title: Mixtral 8x22B on 6 H100, tp 2 x pp 3, one MTP layer
+hardware: h100-sxm
+model: mixtral-8x22b
+precision: bf16
+parallelism: {tp: 2, pp: 3}
+workloads:
+  decode: {batch: [1, 8, 32], context: [1k, 8k]}
+  prefill: {prompt: [512, 2k]}
+serving:
+  prompt: 2k
+  output: 2k
+  users: 32
+  tpot: 50 ms
+  ttft: 2 s
+  speculative: {draft_tokens: 1, acceptance: 0.85, draft_layers: 1}
+"""
+
+
+def _derived(capsys, qid: str, path, results, *more) -> float:
+    import re
+
+    from genreport.commands.cli import main
+    from shared import derive_reads
+
+    derive_reads(path, results)
+    assert main(["derive", qid, "--spec", str(path), *more]) == 0
+    out = capsys.readouterr().out
+    return float(re.findall(r"= ([0-9.e+-]+)(?: 1/s)?\n", out)[-1]), out
+
+
+def test_derive_plan_and_the_ceilings_take_the_stage_the_head_binds(capsys):
+    """By hand from the stage ledger at 4,095 tokens: stage 0 without the head holds (C_0 - w_0) / (c_0 S) = 179.0
+    sequences; the last stage with the whole MTP layer (2.504 GB and 2,048 B a token on each of its GPUs)
+    (C_2 - w_2 - M_d) / ((c_2 + c_d) S) = 178.8: the replica holds 178, the last stage binding.  derive's
+    capacity_batch_draft said 155 (the head charged to stage 0), and the chapter's KV cache room's ceiling 2.02
+    requests/s where derive, at the last stage's room, gives 2.28; now derive, the report and plan's free memory take
+    the last stage's room."""
+    from genreport.model.evaluate import evaluate
+
+    path = spec_file(MIXTRAL_PP3, "mx-pp3-t")
+    spec = load_report(path)
+    q = load()
+    s = 4095.0
+    led = stages.ledger(spec.hardware, spec.model, spec.precision, 2, 3)
+    assert [k[0] for k in led.kinds] == [19, 19, 18] and led.binding(None) == 0
+    m_d, c_d = of_spec(spec).memory(q, s, 2, 1.0)
+    c = 56 * 2 * 8 * 128 * 2 / 2  # the whole model's K and V, 8 KV heads of 128 at 2 bytes, over tp 2 (s_kv = 2)
+    first = (led.room[0] - led.held[0]) / (c * 19 / 56 * s)
+    last = (led.room[2] - led.held[2] - m_d) / ((c * 18 / 56 + c_d) * s)
+    assert round(first, 1) == 179.0 and round(last, 1) == 178.8 and m_d == pytest.approx(2.504e9, rel=1e-3)
+    plain, with_head, _, _ = replica_capacity(spec, s)
+    assert (plain, with_head) == (179.0, 178.0)
+    r = evaluate(spec, plans=False)
+    n = r.serving["techniques"]["numbers"]
+    assert n["capacity_with_draft"] == 178.0
+    value, _ = _derived(capsys, "capacity_batch_draft", path, r)
+    assert value == 178.0
+    rate, out = _derived(capsys, "goodput_rate_capacity", path, r)
+    assert rate == pytest.approx(n["goodput_rate_capacity"], rel=1e-5) and 2.2 < rate < 2.35, out
+    # plan's free memory: the last stage's with the head and its cache, not stage 0's less the whole head
+    from genreport.load.spec import Parallelism
+    from genreport.model.draft import _replica_cv
+
+    cv, par = _replica_cv(spec, s)
+    options = of_spec(spec).stages(q, cv, par, (spec.model, spec.precision))
+    assert len(options) == 2 and options[1]["C"] == led.room[2] and par == Parallelism(tp=2, pp=3)
+
+
+def test_the_kv_cache_room_holds_the_binding_stages_cache():
+    """DeepSeek-V3 at tp 8 x pp 2: the KV cache room's c_h is the last stage's 30 latent layers, 30 x 576 = 17,280 B
+    a token on a GPU, not the time slice's 31 (17,856): the ceiling was 3% low, in the report and derive alike."""
+    from genreport.model.evaluate import evaluate
+    from genreport.model.techniques import held_room
+
+    spec = _spec()
+    r = evaluate(spec, plans=False)
+    last = float(spec.serving.prompt + spec.serving.output - 1)
+    lead = r.envs[r.lead]
+    room = held_room(lead, {"N": 1.0, "b": 1.0, "C": 1.0, "c_h": 17_856.0}, last)
+    assert float(np.ravel(lead.at(context=last)["c"])[0]) == 17_856.0
+    assert room["c_h"] == 17_280.0

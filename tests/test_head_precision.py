@@ -114,3 +114,21 @@ def test_a_what_if_of_the_heads_layers_keeps_its_format():
         load_report(path)
     head = load_report(path, overrides=("serving.speculative.draft_layers=1",))
     assert head.serving.speculative.draft_precision is head.precision
+
+
+def test_a_head_in_its_own_format_caches_in_the_targets():
+    """An engine keeps one KV-cache format for every attention layer, the drafter's included (vLLM's kv_cache_dtype,
+    TensorRT-LLM's kv_cache_config): DeepSeek-V3 in fp8 with a bf16 MTP layer caches its latent at 576 B a token, not
+    1,152 (the review of this stop: 395 sequences where 407 fit on 16 H100 at tp 8 x pp 2)."""
+    from test_head_last_stage import DSV3_PP2
+
+    text = DSV3_PP2.replace("draft_layers: 1}", "draft_layers: 1, draft_precision: bf16}")
+    spec = load_report(spec_file(text, "dsv3-h100-pp2-mtp-bf16"))
+    own = spec.serving.speculative.draft_precision
+    assert (own.weights, own.kv_cache) == ("bf16", "fp8")
+    m_d, c_d = of_spec(spec).memory(load(), 4095.0, 8, 1.0)
+    assert c_d == 576.0 and m_d == 2_876_823_296
+    # and the lever row says the head's format
+    from genreport.model.techniques import _draft_format
+
+    assert _draft_format(spec) == " in bf16" and _draft_format(load_report(_spec())) == ""

@@ -787,11 +787,34 @@ def _numbers(args, accounting: str | None, qid: str, spec=None) -> Numbers:
         values.setdefault("eta_W", float(spec.efficiency.bandwidth))
         values.setdefault("eta_P", float(spec.efficiency.compute))
     held = None
-    if qid == "goodput_rate_capacity" and "B" in env and "S" in env:  # the room beside what a GPU holds
-        from genreport.model.techniques import held_room
+    if qid == "capacity_batch_draft" and spec.serving is not None and "S" in values:
+        # beside an EAGLE/MTP head at a layout of stages: the stage that binds beside it (the last, where the head
+        # takes it below the stage that binds without it), as the report's capacity (draft.Draft.capacity)
+        from genreport.model.draft import replica_binding
 
-        roomy = held_room(env_obj, values, float(np.ravel(env["S"])[0]))
-        if roomy is not values:
+        at = replica_binding(spec, float(np.ravel(values["S"])[0]))
+        if at is not None and "C" in at:
+            values.update({k: at[k] for k in ("n_PW", "n_PK", "C")})
+            point += "; n_PW, n_PK and C the last stage's, which holds the EAGLE/MTP head and binds beside it"
+    if qid == "goodput_rate_capacity" and "B" in env and "S" in env:  # the room beside what a GPU holds
+        from genreport.model.serving import last_context
+        from genreport.model.techniques import draft_stage, held_room
+
+        # the room a GPU holds at a request's last context, as the chapter takes it (its steady state reads each cache
+        # at the mean context, S below)
+        last = (float(last_context(spec.serving.prompt, spec.serving.output)) if spec.serving is not None
+                else float(np.ravel(env["S"])[0]))
+        stage = draft_stage(spec, last) if spec.serving is not None else None  # the head's, where it binds there
+        if spec.serving is not None and "M_d" in values:  # (--at's inputs still replace them)
+            from genreport.model.techniques import draft_memory
+
+            values["M_d"], values["c_d"] = draft_memory(spec, last)  # the draft's bytes at the last context, as there
+        if stage is not None:
+            values["C"] = float(np.ravel(env_obj.held(context=last, stage=stage)["C"])[0])
+        roomy = held_room(env_obj, values, last, stage)
+        if "c_h" in values and roomy.get("c_h") != values["c_h"]:
+            values["c_h"] = roomy["c_h"]  # the cache a sequence holds on that stage (its n_PK share)
+        if roomy["C"] != values["C"]:
             held = values["C"] - roomy["C"] + values["N"] * values["b"]  # the weight bytes a GPU holds
     nums = Numbers(spec, env_obj, values, params, point=point, held=held, whole=whole is not None,
                    unsliced=unsliced)

@@ -316,8 +316,12 @@ def _draft(doc, serving, model, precision, sub, findings):
     tokenizer's padding of it (:func:`draft_vocabulary`)."""
     spec_ = serving.speculative if serving is not None else None
     if spec_ is not None and spec_.draft_layers is not None and model is not None:
+        # a head in a format of its own caches in the target's: an engine keeps one KV-cache format (vLLM's
+        # kv_cache_dtype, TensorRT-LLM's kv_cache_config) for every attention layer, the drafter's included
+        own = spec_.draft_precision
+        own = own if own is None or precision is None else dataclasses.replace(own, kv_cache=precision.kv_cache)
         return dataclasses.replace(serving, speculative=dataclasses.replace(
-            spec_, draft=head_layers(model, spec_.draft_layers), draft_precision=spec_.draft_precision or precision))
+            spec_, draft=head_layers(model, spec_.draft_layers), draft_precision=own or precision))
     if spec_ is None or spec_.draft_model is None:
         return serving
     path = ("serving", "speculative", "draft_model")

@@ -115,31 +115,55 @@ class Draft:
         c = float(q["kv_bytes_per_token_per_gpu"](dict(v, n_PK=np.float64(n_pp), s_kv=np.float64(s_kv))))
         return w, c
 
-    def capacity(self, q, cv: dict, par, target=None) -> tuple[float, float, float]:
-        """(sequences one replica holds beside the draft, M_d, c_d): ``capacity_batch_draft`` at the layout's values
-        ``cv`` (its context S and pipeline share n_PP) with this draft's :meth:`memory` on each of its GPUs; the one
-        place plan, the frontier figure and the chapter's capacity take the draft's room from.  ``par``: the layout (a
-        Parallelism).  A draft model's layers split evenly over the stages (n_PP); an EAGLE/MTP head's are the last
-        stage's, where the target's last layers hand it their hidden state (vLLM's EAGLE and MTP proposers run on the
-        last pipeline rank), so with stages and ``target`` (the target's model and precision) the replica holds what
-        its tighter of two stages holds: the last with the whole head on each of its GPUs (its n_PW, n_PK and C from
-        stages.ledger) and the stage that binds without the head (``cv``'s).  M_d and c_d: the head's bytes on a GPU
-        of the last stage.  DeepSeek-V3 fp8 at tp 8 x pp 2 on H100 with one MTP layer: the last stage binds, and the
-        head on it, not half of it on each stage, takes the room."""
+    def stages(self, q, cv: dict, par, target=None) -> list[dict]:
+        """The stages whose room the draft's bytes may bind, each as the memory formulas' values there (n_PW, n_PK,
+        C; M_d and c_d the draft's bytes on one of its GPUs): ``cv``'s own (the layout's binding stage, or its one
+        stage) with a draft model's layers split evenly over the stages (n_PP).  An EAGLE/MTP head's layers are the
+        last stage's, where the target's last layers hand it their hidden state (vLLM's EAGLE and MTP proposers run
+        on the last pipeline rank): with stages and ``target`` (the target's model and precision) two, the stage
+        that binds without the head (``cv``'s, holding none of it) and the last with the whole head on each of its
+        GPUs (its n_PW, n_PK and C from stages.ledger)."""
         s = float(np.ravel(cv["S"])[0])
+        own = {k: cv[k] for k in ("n_PW", "n_PK", "C") if k in cv}
         if not (self.head and par.pp > 1 and target is not None):
             m_d, c_d = self.memory(q, s, par.tp, float(np.ravel(cv["n_PP"])[0]))
-            return float(q["capacity_batch_draft"](dict(cv, M_d=np.float64(m_d), c_d=np.float64(c_d)))), m_d, c_d
+            return [dict(own, M_d=np.float64(m_d), c_d=np.float64(c_d))]
         from genreport.formulas.architecture import bounded_layers
         from genreport.model import stages
 
         model, precision = target
         led = stages.ledger(self.hardware, model, precision, par.tp, par.pp, par.ep, par.redundant_experts)
-        last = led.stage(par.pp - 1, s if bounded_layers(model) else None)
         m_d, c_d = self.memory(q, s, par.tp, 1.0)
-        at_last = float(q["capacity_batch_draft"](dict(cv, **last, M_d=np.float64(m_d), c_d=np.float64(c_d))))
-        plain = float(q["capacity_batch_draft"](dict(cv, M_d=np.float64(0.0), c_d=np.float64(0.0))))
-        return min(at_last, plain), m_d, c_d
+        return [dict(own, M_d=np.float64(0.0), c_d=np.float64(0.0)),
+                dict(led.stage(par.pp - 1, s if bounded_layers(model) else None), M_d=np.float64(m_d),
+                     c_d=np.float64(c_d))]
+
+    def binding(self, q, cv: dict, par, target=None) -> dict:
+        """Of :meth:`stages`, the one that holds the fewest sequences beside the draft (before the floor: the room
+        over each sequence's bytes), the first of equals: the values the replica's capacity and the serving
+        chapter's ceilings take (capacity_batch_draft, goodput_rate_capacity, prefix_capacity_batch)."""
+        options = self.stages(q, cv, par, target)
+        if len(options) == 1:
+            return options[0]
+
+        def held(v):
+            w = float(q["weight_bytes_per_gpu"](v))
+            c = float(q["kv_bytes_per_token_per_gpu"](v))
+            return (float(v["C"]) - w - float(v["M_d"])) / ((c + float(v["c_d"])) * float(np.ravel(v["S"])[0]))
+
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return min(options, key=lambda o: held(dict(cv, **o)))
+
+    def capacity(self, q, cv: dict, par, target=None) -> tuple[float, float, float]:
+        """(sequences one replica holds beside the draft, M_d, c_d): ``capacity_batch_draft`` at the layout's values
+        ``cv`` (its context S and pipeline share n_PP) and its :meth:`binding` stage; the one place plan, the
+        frontier figure and the chapter's capacity take the draft's room from.  ``par``: the layout (a
+        Parallelism).  M_d and c_d: the draft's bytes on one of its GPUs (a head's on one of the last stage's).
+        DeepSeek-V3 fp8 at tp 8 x pp 2 on H100 with one MTP layer: the last stage binds, and the whole head on it,
+        not half of it on each stage, takes the room."""
+        options = self.stages(q, cv, par, target)
+        cap = float(q["capacity_batch_draft"](dict(cv, **self.binding(q, cv, par, target))))
+        return cap, float(options[-1]["M_d"]), float(options[-1]["c_d"])
 
 
 def declared_precision(spec):
@@ -178,15 +202,13 @@ def speculative_inputs(spec, par=None) -> tuple | None:
     return (sp_.draft_tokens, sp_.acceptance, draft if draft is not None else sp_.draft_cost, sp_.verified)
 
 
-def replica_capacity(spec, context: float) -> tuple[float, float, float, float]:
-    """(capacity without the draft, with it, M_d, c_d): sequences of ``context`` one replica of the spec's layout
-    holds (``capacity_batch_replica``, ``capacity_batch_draft``) and the draft's bytes on each of its GPUs."""
-    from genreport.formulas.compiled import load
+def _replica_cv(spec, context: float) -> tuple[dict, object]:
+    """(the memory formulas' values at ``context`` on the spec's layout, its Parallelism): ``held_at``'s, the stage
+    that binds (without a draft) with stages."""
     from genreport.load.spec import Parallelism
     from genreport.model.env import make_env
     from genreport.model.layout import choose_links, held_at, layout_values
 
-    q = load()
     hw, model, prec, acc = spec.hardware, spec.model, spec.precision, spec.accounting
     par = spec.parallelism or Parallelism()
     env = make_env(hw, model, prec, acc)
@@ -196,9 +218,42 @@ def replica_capacity(spec, context: float) -> tuple[float, float, float, float]:
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         cv = dict(held_at(base, hw, model, prec, par, np.float64(context), np.float64(np.ravel(g["c"])[0])),
                   d_h=np.float64(np.ravel(g["d_h"])[0]))
+    return cv, par
+
+
+def replica_capacity(spec, context: float) -> tuple[float, float, float, float]:
+    """(capacity without the draft, with it, M_d, c_d): sequences of ``context`` one replica of the spec's layout
+    holds (``capacity_batch_replica``, ``capacity_batch_draft``) and the draft's bytes on each of its GPUs."""
+    from genreport.formulas.compiled import load
+
+    q = load()
+    cv, par = _replica_cv(spec, context)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         cap = float(q["capacity_batch_replica"](cv))
         draft = of_spec(spec)
         if draft is None:
             return cap, cap, 0.0, 0.0
-        cap_d, m_d, c_d = draft.capacity(q, cv, par, (model, prec))
+        cap_d, m_d, c_d = draft.capacity(q, cv, par, (spec.model, spec.precision))
         return cap, cap_d, m_d, c_d
+
+
+def replica_binding(spec, context: float) -> dict | None:
+    """The memory formulas' values of the stage that binds beside the spec's draft at ``context`` (Draft.binding):
+    n_PW, n_PK and C where an EAGLE/MTP head at a layout of stages moves it off the stage that binds without it, with
+    M_d and c_d the draft's bytes on that stage's GPUs (none on a stage that does not hold the head); None without a
+    draft; ``stage`` that stage's index where it is the last.  What the serving chapter's ceilings and derive take
+    beside the draft."""
+    from genreport.formulas.compiled import load
+
+    draft = of_spec(spec)
+    if draft is None:
+        return None
+    q = load()
+    cv, par = _replica_cv(spec, context)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        staged = len(draft.stages(q, cv, par, (spec.model, spec.precision))) > 1
+        chosen = draft.binding(q, cv, par, (spec.model, spec.precision))
+    out = {"M_d": float(chosen["M_d"]), "c_d": float(chosen["c_d"])}
+    if staged and out["M_d"] > 0:  # the last stage with the head (where the layout's binding one is another)
+        out.update({k: float(np.ravel(chosen[k])[0]) for k in ("n_PW", "n_PK", "C")}, stage=par.pp - 1)
+    return out

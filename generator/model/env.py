@@ -270,17 +270,25 @@ class Env:
         return Env(dict(self.card), self.model, self.accounting, self.pc, wb=self.wb, hw=self.hw,
                    precision=self.precision)
 
-    def held(self, context=None) -> dict[str, object]:
+    def held(self, context=None, stage: int | None = None) -> dict[str, object]:
         """The inputs of the memory this GPU holds (the capacity, the weights' bytes): :meth:`at` at ``context``
         (no batch: the cache a sequence holds), and with pipeline stages N and c those of the stage that holds the
         fewest tokens (genreport.model.stages: N and c over n_PW and n_PK, not the even split n_PP the time formulas
-        take) and C the memory its GPU may use."""
+        take) and C the memory its GPU may use; of ``stage`` where given (the last, where an EAGLE/MTP head beside it
+        binds: draft.replica_binding)."""
         env = self.at(context=context)
         cut = self.cut
         if cut.pp <= 1 or self.hw is None:
             return env
-        st = stage_values(self.hw, self.model, self.precision, self.layout,
-                          None if context is None or not arch.bounded_layers(self.model) else context)
+        at = None if context is None or not arch.bounded_layers(self.model) else context
+        if stage is None:
+            st = stage_values(self.hw, self.model, self.precision, self.layout, at)
+        else:
+            from genreport.model.stages import ledger
+
+            par = self.layout
+            st = ledger(self.hw, self.model, self.precision, par.tp, par.pp, par.ep, par.redundant_experts).stage(
+                stage, None if at is None else float(np.ravel(at)[0]))
         card = self.card if self.card is not None else self.values
         # the slice's N leaves the head to the last stage (stage_head); n_PW divides the whole model's
         env["N"] = (env["N"] + stage_head(card, cut) / cut.share) * cut.split / st["n_PW"]

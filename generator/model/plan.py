@@ -491,9 +491,11 @@ def plan(model: Model, hw: Hardware, batch: int, context: int | None, latency: f
                 if head:
                     from genreport.model.draft import Draft
 
-                    # in its own declared precision (serving.speculative.draft_precision), else the row's
-                    the_head = Draft(spec_here[2].model, draft_precision if draft_precision is not None else prec, hw,
-                                     accounting, head=True)
+                    # in its own declared precision (serving.speculative.draft_precision), else the row's; its
+                    # cache in the row's KV format (an engine keeps one, loader._draft)
+                    the_head = Draft(spec_here[2].model, prec if draft_precision is None else
+                                     dataclasses.replace(draft_precision, kv_cache=prec.kv_cache), hw, accounting,
+                                     head=True)
                 runs = []
                 for par in layouts:
                     if head:  # its output head the target's, its experts over this layout's ep GPUs
@@ -762,8 +764,9 @@ def _plan_one(q, env, model, hw, prec, name, par, ctx, batches, latency, account
     per_gpu = b * per_user / par.replica_gpus
     held = dict(cv, B=np.float64(b))
     headroom = float(cv["C"]) - float(q["memory_per_gpu"](held))  # on the stage that holds the fewest tokens
-    if draft is not None:  # the draft's weights and its cache of the b sequences
-        headroom -= m_d + b * float(cv["S"]) * c_d
+    if draft is not None:  # the draft's weights and its cache of the b sequences, on each stage they may bind
+        headroom = min(float(o["C"]) - float(q["memory_per_gpu"](dict(held, **o))) - float(o["M_d"])
+                       - b * float(cv["S"]) * float(o["c_d"]) for o in draft.stages(q, cv, par, (model, prec)))
     price = hw.price_per_hour
     users = shape.users or 0
     replicas = -(-users // (b * par.dp)) if users else 0

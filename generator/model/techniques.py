@@ -130,19 +130,26 @@ AT_CHAPTER_POINT = frozenset(CEILINGS) | {"steady_step_time"} | MIXED_STEP
 STEADY_STATE = frozenset(CEILINGS) | {"steady_step_time"}
 
 
-def held_room(lead, env: dict, last: float) -> dict:
+def held_room(lead, env: dict, last: float, stage: int | None = None) -> dict:
     """``env`` with C lowered so that C - N b is the room beside the weights a GPU holds, while N stays the weights a
     step reads: ``goodput_rate_capacity`` counts both through N, and they differ for a mixture of experts (a step
     reads the experts its batch touches) and a pipeline (a round streams each GPU's slice once per micro-batch: Llama
     3.1 405B in bf16 at tp 8 x pp 2 reads 2 x 50.7 GB a round from the 50.7 GB a GPU holds, which left no room).
-    ``lead``: the report's Env (its ``at`` without a batch gives what a GPU holds)."""
-    held = lead.held(context=last)  # with stages: the stage that holds the fewest tokens, its weights and memory
+    With stages the room is that stage's (``stage``: the last, where an EAGLE/MTP head binds there,
+    draft.replica_binding; else the one that holds the fewest tokens), and c_h the cache a sequence holds on it: the
+    time slice's c_h over its n_PK share, not n_PP (DeepSeek-V3 at pp 2: the last stage's 30 layers, not the busiest
+    stage's 31).  ``lead``: the report's Env (its ``at`` without a batch gives what a GPU holds)."""
+    held = lead.held(context=last, stage=stage)  # with stages: that stage's weights, cache and memory
     n_h, b_h = float(np.ravel(held["N"])[0]), float(np.ravel(held["b"])[0])
     n_r, b_r = float(np.ravel(env["N"])[0]), float(np.ravel(env["b"])[0])
-    c_h = float(np.ravel(held["C"])[0])
-    if n_h * b_h == n_r * b_r and c_h == float(np.ravel(env["C"])[0]):  # one stage, dense: the same digits
-        return env
-    return dict(env, C=c_h - n_h * b_h + n_r * b_r)
+    c_room = float(np.ravel(held["C"])[0])
+    out = env if n_h * b_h == n_r * b_r and c_room == float(np.ravel(env["C"])[0]) else \
+        dict(env, C=c_room - n_h * b_h + n_r * b_r)  # (one stage, dense: the same digits)
+    if "c_h" in env and lead.cut.pp > 1:
+        ratio = float(np.ravel(held["c"])[0]) / float(np.ravel(lead.at(context=last)["c"])[0])
+        if ratio != 1.0:
+            out = dict(out, c_h=float(env["c_h"]) * ratio)
+    return out
 
 
 def draft_memory(spec, context: float) -> tuple[float, float]:
@@ -162,16 +169,36 @@ def draft_memory(spec, context: float) -> tuple[float, float]:
 
     par = spec.parallelism
     if draft.head and par is not None and par.pp > 1:
-        # an EAGLE/MTP head at a layout of stages is the last stage's whole (Draft.capacity): its bytes on a GPU of
-        # that stage where the head lowers what the replica holds, none where the stage that binds without it still
-        # binds (it holds none of the head).  The formulas take the stage that binds without the head (Env.held): where
-        # another stage binds without it and the last one with it, this charges the head to the first (fewer tokens)
-        from genreport.model.draft import replica_capacity
+        # an EAGLE/MTP head at a layout of stages is the last stage's whole: its bytes on a GPU of the stage that binds
+        # beside it (draft.replica_binding), none where that is another stage (held_room then takes its room)
+        from genreport.model.draft import replica_binding
 
-        plain, with_head, m_d, c_d = replica_capacity(spec, float(context))
-        return (m_d, c_d) if with_head < plain else (0.0, 0.0)
+        at = replica_binding(spec, float(context))
+        return at["M_d"], at["c_d"]
     tp, n_pp = (par.tp, float(pipeline_split(spec.model.layers, par.pp))) if par is not None else (1, 1.0)
     return draft.memory(load(), float(context), tp, n_pp)
+
+
+def _draft_format(spec) -> str:
+    """' in bf16' where serving.speculative.draft_precision gives the draft weights of its own format (a head in bf16
+    beside nvfp4 experts), else '' (the target's)."""
+    from genreport.model.draft import declared_precision
+
+    own = declared_precision(spec)
+    return "" if own is None or own.weights_label() == spec.precision.weights_label() else f" in {own.weights_label()}"
+
+
+def draft_stage(spec, context: float) -> int | None:
+    """The stage whose room the serving chapter's ceilings take (held_room): the last where an EAGLE/MTP head binds
+    there at ``context`` and another stage binds without it (draft.replica_binding), else None (the stage that holds
+    the fewest tokens, Env.held's)."""
+    from genreport.model.draft import replica_binding
+
+    par = spec.parallelism
+    if par is None or par.pp <= 1:
+        return None
+    at = replica_binding(spec, float(context))
+    return None if at is None else at.get("stage")
 
 
 def request_inputs(sv, batch: float = 0.0, stages: int = 1) -> dict[str, float]:
@@ -626,7 +653,7 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
                     if verify_x is not None else upto)
         t_d = at_mean["draft"]
         drafts = (f"drafts {sp.draft_cost:.0%} of a step" if sp.draft is None else
-                  f"drafted by {sp.draft.title} ({sp.draft_tokens} pass{'es' if sp.draft_tokens > 1 else ''}, at least {fmt.time(t_d)}: "
+                  f"drafted by {sp.draft.title}{_draft_format(r.spec)} ({sp.draft_tokens} pass{'es' if sp.draft_tokens > 1 else ''}, at least {fmt.time(t_d)}: "
                   f"{_share(t_d / at_mean['plain'])} of a step)")
         if sp.draft is not None:
             ends += (f"; the draft's weights and KV cache leave room for {lay['capacity_with_draft']:,.0f} sequences "
@@ -745,11 +772,12 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
     # holding c_h a token, beside the weights a GPU holds, a shared prefix held once; and the sequences its balance
     # counts, B_h at the mean context with the same c_h (the rate figure's unchunked curve stops where its own running
     # sequences reach them)
-    room = held_room(r.envs[r.lead], env_s, last)
+    stage = draft_stage(r.spec, last)  # the last, where an EAGLE/MTP head beside it binds there
+    room = held_room(r.envs[r.lead], env_s, last, stage)
     held_mean = max(0.0, _eval(r, "prefix_capacity_batch", {**room, "S": mean, "c": room["c_h"]}))
     # ... at the weights its own steady state streams (capacity_weights), not the chapter's batch's
     kv_in = capacity_weights(r.envs[r.lead], env_s, sv, held_mean)
-    room = held_room(r.envs[r.lead], kv_in, last)
+    room = held_room(r.envs[r.lead], kv_in, last, stage)
     kv_rate = _rate_or_none(physical("goodput_rate_capacity", _eval(r, "goodput_rate_capacity", room), "")[0])
     # the rate the engine's max_sequences allows, likewise at the weights its own steady state streams: M_s
     # sequences running and their prompt tokens (none where the engine sets no limit)

@@ -356,11 +356,12 @@ const GR_MODEL = (function () {
         return memo.get(key);
       };
     }
-    if (cut.pp > 1) {  // the memory held on the stage that holds the fewest tokens (Env.held)
-      env.held = function (context) {
+    if (cut.pp > 1) {  // the memory held on the stage that holds the fewest tokens, or on ``stage`` (Env.held)
+      env.held = function (context, stage) {
         const e = this.at(null, context === undefined ? null : context);
         const a = m.attention, bounded = a.sliding_window || a.chunk_size;
-        const st = GR_PARALLEL.stageValues(inp, t, inp.parallelism, context === undefined || !bounded ? null : context);
+        const st = GR_PARALLEL.stageValues(inp, t, inp.parallelism, context === undefined || !bounded ? null : context,
+          stage === undefined || stage === null ? undefined : stage);
         // the head the slice leaves out (Env.held, stage_head), back before n_PW divides the whole model
         e.N = (e.N + GR_PARALLEL.stageHead(card, cut) / cut.share) * cut.split / st.n_PW;
         e.c = e.c * cut.split / st.n_PK;

@@ -103,7 +103,10 @@ const GR_SERVING = (() => {
         title: "an EAGLE/MTP head of " + n + " " + tm.title + " layer" + (n > 1 ? "s" : ""),
         moe: tm.moe ? Object.assign({}, tm.moe, {first_dense_layers: 0, layer_step: 1}) : null});
     }
-    const card = Object.assign({}, inp, {model: m, precision: sp.draft_precision || inp.precision, parallelism: null,
+    // a head in a format of its own caches in the target's (loader._draft: an engine keeps one KV-cache format)
+    const own = sp.draft_precision && sp.draft_layers ? Object.assign({}, sp.draft_precision,
+      {kv_cache: inp.precision.kv_cache}) : sp.draft_precision;
+    const card = Object.assign({}, inp, {model: m, precision: own || inp.precision, parallelism: null,
       workloads: {activation_bytes: 0.0}});
     return {model: m, env: M.makeEnv(card, t, inp.accounting), head: !!sp.draft_layers,
       ep: inp.parallelism ? inp.parallelism.ep || 1 : 1, tp: inp.parallelism ? inp.parallelism.tp || 1 : 1};
@@ -148,18 +151,39 @@ const GR_SERVING = (() => {
     return [w, call("kv_bytes_per_token_per_gpu", Object.assign({}, v, {n_PK: nPP, s_kv: sKv}))];
   }
 
+  /** " in bf16" where the draft's weights have a format of their own (techniques._draft_format), else "". */
+  function draftFormat(inp) {
+    const own = inp.serving.speculative.draft_precision;
+    const label = own ? M.weightsLabel(own) : null;
+    return label && label !== M.weightsLabel(inp.precision) ? " in " + label : "";
+  }
+
   /** Whether the draft d is an EAGLE/MTP head at a layout of stages: the last stage's whole (Draft.capacity). */
   function headStage(d, par) { return !!(d && d.head && (par.pp || 1) > 1); }
 
-  /** Sequences one replica holds beside the draft d (its bytes mem: M_d, c_d) at the layout's values cv, context s
-   * (Draft.capacity): a draft model's layers split evenly over the stages; an EAGLE/MTP head the last stage's, the
-   * tighter of that stage with it and the stage that binds without it. */
-  function draftCapacity(d, inp, t, par, cv, s, mem) {
-    if (!headStage(d, par)) return call("capacity_batch_draft", Object.assign({}, cv, mem));
-    const a = inp.model.attention;
+  /** The stages whose room the draft d's bytes may bind at the layout's values cv, context s (Draft.stages): cv's own
+   * with a draft model's layers split evenly over the stages (nPP); for an EAGLE/MTP head at a layout of stages the
+   * stage that binds without it (none of it) and the last with the whole head on each of its GPUs. */
+  function draftStages(d, inp, t, par, cv, s, nPP) {
+    const own = {n_PW: cv.n_PW, n_PK: cv.n_PK, C: cv.C};
+    if (!headStage(d, par)) {
+      const dm = draftMemory(d, s, par.tp, nPP);
+      return [Object.assign(own, {M_d: dm[0], c_d: dm[1]})];
+    }
+    const a = inp.model.attention, dm = draftMemory(d, s, par.tp, 1.0);
     const last = P.stageValues(inp, t, par, a.sliding_window || a.chunk_size ? s : null, par.pp - 1);
-    return Math.min(call("capacity_batch_draft", Object.assign({}, cv, last, mem)),
-      call("capacity_batch_draft", Object.assign({}, cv, {M_d: 0.0, c_d: 0.0})));
+    return [Object.assign(own, {M_d: 0.0, c_d: 0.0}), Object.assign(last, {M_d: dm[0], c_d: dm[1], stage: par.pp - 1})];
+  }
+
+  /** Of draftStages, the one that holds the fewest sequences before the floor, the first of equals (Draft.binding). */
+  function draftBinding(options, cv) {
+    const held = o => {
+      const v = Object.assign({}, cv, o);
+      return (v.C - call("weight_bytes_per_gpu", v) - o.M_d) / ((call("kv_bytes_per_token_per_gpu", v) + o.c_d) * v.S);
+    };
+    let best = options[0];
+    for (const o of options.slice(1)) if (held(o) < held(best)) best = o;
+    return best;
   }
 
   /** The chapter's numbers for ``inp.serving`` at ``inp.parallelism``: {batch, context, rows, numbers}; null without
@@ -199,10 +223,12 @@ const GR_SERVING = (() => {
     // a draft's weights and KV bytes per token on one GPU at the request's last context (techniques.draft_memory)
     // (an EAGLE/MTP head at a pipeline layout: the last stage's whole, on each of its GPUs)
     const draft = draftOf(inp, t), dm = draftMemory(draft, last, par.tp, headStage(draft, par) ? 1.0 : base.n_PP);
-    const capRaw = draftCapacity(draft, inp, t, par, cv, last, {M_d: dm[0], c_d: dm[1]});
-    // the ceilings' M_d and c_d (techniques.draft_memory): a head's where it lowers what the replica holds, else none
-    const mem = !headStage(draft, par) || capRaw < call("capacity_batch_draft", Object.assign({}, cv, {M_d: 0.0, c_d: 0.0}))
-      ? {M_d: dm[0], c_d: dm[1]} : {M_d: 0.0, c_d: 0.0};
+    // the stage that binds beside the draft (Draft.binding): the room the capacity and the ceilings take, M_d and c_d
+    // the draft's bytes there (techniques.draft_memory; none on a stage without the head)
+    const binding = draftBinding(draftStages(draft, inp, t, par, cv, last, base.n_PP), cv);
+    const capRaw = call("capacity_batch_draft", Object.assign({}, cv, binding));
+    const mem = {M_d: binding.M_d, c_d: binding.c_d};
+    const roomStage = binding.M_d > 0 && binding.stage !== undefined ? binding.stage : null;  // techniques.draft_stage
     const cap = Math.trunc(Math.min(Number.isFinite(capRaw) ? Math.max(capRaw, 0) : 0, 65536));
     const cd = meanContext(env, m, sv.prompt, sv.output);
     const rv = Object.assign({}, base, {T: sv.prompt, T_o: sv.output, c: cd[0], d_h: cd[1]});
@@ -411,7 +437,7 @@ const GR_SERVING = (() => {
           + ")" + (batch > bS ? ": fewer than this row's " + commas(batch) : "");
       }
       levers.push({technique: "speculative decoding", setting: k + " draft token" + (k > 1 ? "s" : "") + ", accepted "
-        + pct(sp.acceptance) + " each, " + (draft ? "drafted by " + draft.model.title + " (" + k + " pass"
+        + pct(sp.acceptance) + " each, " + (draft ? "drafted by " + draft.model.title + draftFormat(inp) + " (" + k + " pass"
           + (k > 1 ? "es" : "") + ", at least " + F.time(td) + ": " + stepShare(td / aMean.plain) + " of a step)"
           : "drafts " + pct(sp.draft_cost) + " of a step")
         + (sp.verify_tokens !== null && sp.verify_tokens !== undefined ? ", a tree of " + sp.verify_tokens
@@ -494,9 +520,15 @@ const GR_SERVING = (() => {
       es.theta = sv.tpot;
       let goodput = null, binds = null, low = Infinity, all = true;
       // the KV cache room is beside the weights a GPU holds, its step reads those a batch touches (held_room)
-      const held = lead.held(last);  // with stages: the binding stage's weights and memory (techniques.held_room)
-      const roomOf = v => held.N * held.b === v.N * v.b && held.C === v.C ? v
-        : Object.assign({}, v, {C: held.C - held.N * held.b + v.N * v.b});
+      // with stages: the binding stage's weights and memory, or the last's where a head binds there (held_room); c_h
+      // the cache a sequence holds on it (its n_PK share)
+      const held = roomStage === null ? lead.held(last) : lead.held(last, roomStage);
+      const cRatio = (par.pp || 1) > 1 ? held.c / lead.at(null, last).c : 1.0;
+      const roomOf = v => {
+        const out = held.N * held.b === v.N * v.b && held.C === v.C ? v
+          : Object.assign({}, v, {C: held.C - held.N * held.b + v.N * v.b});
+        return cRatio !== 1.0 ? Object.assign({}, out, {c_h: v.c_h * cRatio}) : out;
+      };
       // ... at the weights its own steady state streams (techniques.capacity_weights): the sequences filling the
       // room at the mean context, B_h, and their prompt tokens B_h T_in (1 - h_p) / (T_out - 1) make N
       const heldMean = pyMax(0.0, call("prefix_capacity_batch", Object.assign({}, roomOf(es), {S: mean, c: roomOf(es).c_h})));
