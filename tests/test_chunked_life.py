@@ -69,3 +69,15 @@ def test_a_sliding_window_model_in_int4_over_two_stages():
     assert row["per_gpu"][1] > row["per_gpu"][0] / 5  # it read 148 -> 1.4
     assert (f"tok/s per GPU and $/M over a batch's life: its {batch:,} prompts' chunks ride along "
             f"{fmt.sig3(steps)} of its 1,023 rounds") in row["note"]
+
+
+def test_a_ratio_near_a_whole_number_is_not_printed_as_one():
+    """A block's dimensionless result that rounds to a whole number keeps its digits: a mean round of 1.000019 plain
+    rounds (a long request whose prompts ride along few of its rounds) read "= 1" (the review of this stop); whole
+    numbers, values of 10 and more (rounded on purpose) and the others print as before."""
+    from genreport.present.render import format_value
+
+    assert format_value(1.000019, "1") == "1.00002"
+    assert (format_value(2.0, "1"), format_value(2.49974, "1"), format_value(12.4, "1")) == ("2", "2.5", "12")
+    assert format_value(0.999996, "1") == "0.999996"
+    assert format_value(1.000019, "s") != "1.00002"  # a time keeps its own format

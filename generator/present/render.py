@@ -77,7 +77,11 @@ def format_value(value, unit: str, integer: str = "") -> str:
         return fmt.bandwidth(value)
     if unit == "token":
         return f"{fmt.integer(value)} tokens"
-    return f"{fmt.num(value)} {UNIT_TEXT.get(unit, unit)}".strip()
+    text = fmt.num(value)
+    if unit == "1" and abs(value) < 10 and value != int(value) and text.lstrip("-").isdigit():
+        # a ratio that rounds to a whole number is not one: 1.000019 read "= 1" beside inputs that make it more
+        text = f"{value:.6g}"
+    return f"{text} {UNIT_TEXT.get(unit, unit)}".strip()
 
 
 class Formulas:

@@ -14,6 +14,7 @@ def root(context, missing=missing):
     l_0_frame = resolve('frame')
     l_0_sc = resolve('sc')
     l_0_GPU = resolve('GPU')
+    l_0_par = resolve('par')
     l_0_attention_text = resolve('attention_text')
     l_0_capacity_fact = resolve('capacity_fact')
     l_0_bounded_fact = resolve('bounded_fact')
@@ -101,7 +102,14 @@ def root(context, missing=missing):
             yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
             yield ' caches c<sub>g</sub> = '
             yield escape(t_1(environment.getattr((undefined(name='sc') if l_0_sc is missing else l_0_sc), 'kv_bytes_per_token')))
-            yield " B (chapter 1's slice)"
+            yield ' B ('
+            if ((undefined(name='par') if l_0_par is missing else l_0_par) and (environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), 'pp') > 1)):
+                pass
+                yield "the layers of the stage that holds the fewest tokens; chapter 1's slice is the time formulas' even split"
+            else:
+                pass
+                yield "chapter 1's slice"
+            yield ')'
         yield '. With the projections absorbed, each cached token costs 2 H<sub>q</sub> (2r + ρ) FLOPs per\nlayer, which the formulas count as an effective head dimension d<sub>h</sub> = (2r + ρ)/2 = '
         yield escape(t_2(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'effective_head_dim')))
         yield '.</p>\n'
@@ -277,4 +285,4 @@ def root(context, missing=missing):
     yield '</section>\n\n'
 
 blocks = {}
-debug_info = '1=67&6=80&7=86&8=88&9=90&10=96&11=101&12=106&14=108&15=110&16=112&19=115&20=117&21=119&22=121&24=123&25=125&26=127&27=132&29=134&30=138&31=143&32=149&33=151&36=157&37=159&38=167&39=169&42=175&43=178&44=182&45=184&46=197&48=199&49=214&50=218&53=251&54=253&56=256&57=261&58=269&59=271&60=273&61=275'
+debug_info = '1=68&6=81&7=87&8=89&9=91&10=97&11=102&12=114&14=116&15=118&16=120&19=123&20=125&21=127&22=129&24=131&25=133&26=135&27=140&29=142&30=146&31=151&32=157&33=159&36=165&37=167&38=175&39=177&42=183&43=186&44=190&45=192&46=205&48=207&49=222&50=226&53=259&54=261&56=264&57=269&58=277&59=279&60=281&61=283'
