@@ -192,3 +192,19 @@ def test_the_kv_cache_room_holds_the_binding_stages_cache():
     room = held_room(lead, {"N": 1.0, "b": 1.0, "C": 1.0, "c_h": 17_856.0}, last)
     assert float(np.ravel(lead.at(context=last)["c"])[0]) == 17_856.0
     assert room["c_h"] == 17_280.0
+
+
+def test_the_serving_table_says_its_capacity_is_beside_the_draft():
+    """A speculating spec's serving table decodes plainly, and the capacity below it is the one beside the draft: the
+    sentence says so and gives the capacity without it (the review of this stop read "A replica holds 427 sequences"
+    under "The rows decode plainly", where 462 fit without the head)."""
+    import re
+
+    from shared import evaluated, html
+
+    n = evaluated("deepseek-v3-h200-ep8.yaml").serving["techniques"]["numbers"]
+    assert n["capacity_plain"] > n["capacity_with_draft"]
+    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", html("deepseek-v3-h200-ep8.yaml")))
+    assert "The rows decode plainly" in text
+    assert (f"A replica holds {n['capacity_with_draft']:,.0f} sequences of 5,119 tokens (1,320 over the 8 replicas) "
+            f"beside the draft's weights and cache, {n['capacity_plain']:,.0f} without it") in text

@@ -288,6 +288,10 @@ def _draft(speculative, model, text: str):
         from genreport.load.spec import WEIGHT_FORMAT_BYTES
         from genreport.model.plan import plan_precision
 
+        if not fmt.strip():
+            raise _err(f"--speculative {text}", "nothing follows @: the draft's format is missing",
+                       f"write {name.strip() or 'llama-3.2-1b'}@fp8 (one of {', '.join(WEIGHT_FORMAT_BYTES)}), or "
+                       "leave out @ for each row's format")
         if fmt.strip() not in WEIGHT_FORMAT_BYTES:
             raise _err(f"--speculative {text}", f"unknown draft format '{fmt}' after @",
                        f"write MODEL@FORMAT, FORMAT one of {', '.join(WEIGHT_FORMAT_BYTES)}, e.g. "
