@@ -50,12 +50,13 @@ def test_derive_at_the_reports_point_states_results_json(name):
 def test_the_scope_where_the_formula_is_another_number():
     """DeepSeek-V3 caches MLA's latent and RoPE key, L (r + rho) b_kv = 61 x 576 x 1 B = 35,136 B a token
     (deepseek-ai/DeepSeek-V3 config.json: kv_lora_rank 512, qk_rope_head_dim 64, 61 layers; fp8 cache), where
-    the printed 2 L H_kv d_h b_kv is another number: derive states the report's and says whose it is."""
+    the printed 2 L H_kv d_h b_kv is another form: derive states the report's and says whose it is."""
     r = evaluated("deepseek-v3-h200-ep8.yaml")
     value, _, lines, _ = _stated_by_derive(r, "kv_bytes_per_token", r.lead)
     assert value == 61 * (512 + 64) * 1 == 35_136 == r.value("kv_bytes_per_token")
     assert lines[0].startswith("  scope: the report's value, one GPU's of tp 1 x pp 1 x ep 8 x dp 8")
-    assert "the formula above at these inputs" in lines[1]
+    # the printed form is not MLA's: derive says so rather than evaluating it at d_h = 544 beside the report's value
+    assert "the formula above is the keys' and values' form" in lines[1] and "not a number" not in lines[1]
 
 
 def test_a_layout_s_value_says_whose_it_is_where_the_formula_agrees(capsys):

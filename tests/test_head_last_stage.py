@@ -208,3 +208,18 @@ def test_the_serving_table_says_its_capacity_is_beside_the_draft():
     assert "The rows decode plainly" in text
     assert (f"A replica holds {n['capacity_with_draft']:,.0f} sequences of 5,119 tokens (1,320 over the 8 replicas) "
             f"beside the draft's weights and cache, {n['capacity_plain']:,.0f} without it") in text
+
+
+def test_the_serial_estimate_runs_the_heads_passes_on_the_last_stage():
+    """The bound divides the head's passes over all 16 GPUs of tp 8 x pp 2 (a lower bound however it is placed); the
+    serial estimate, what engines pay, runs them on the 8 GPUs of the last stage that holds it: twice the time where
+    a pass is memory-bound (one MTP layer at batch 8: its weights over 8 GPUs' bandwidth, not 16's).  A draft_cost
+    stays a fraction of the plain round."""
+    from genreport.model.serving import draft_time
+
+    spec, q = _spec(), load()
+    values = {"S": np.float64(4095.0), "n_TP": np.float64(8.0), "n_St": np.float64(2.0)}
+    bound, serial = (float(draft_time(q, of_spec(spec), 1, values, np.asarray([8.0]), None, s)[0])
+                     for s in (False, True))
+    assert serial == pytest.approx(2 * bound, rel=1e-12)
+    assert draft_time(q, 0.05, 1, values, np.asarray([8.0]), np.asarray([0.01]), True)[0] == pytest.approx(5e-4)

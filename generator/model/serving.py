@@ -553,7 +553,8 @@ def _rounds_many(q, items, serial) -> list[dict[str, np.ndarray]]:
         vs.append(v)
     t_vs = [np.asarray(t, dtype=float) * np.ones_like(it[2]) for t, it in
             zip(over(q["verify_time_serial" if serial else "verify_time_bound"], vs), items, strict=True)]
-    t_ds = [np.asarray(draft_time(q, spec[2], spec[0], values, batches, t_plain), dtype=float) * np.ones_like(batches)
+    t_ds = [np.asarray(draft_time(q, spec[2], spec[0], values, batches, t_plain, serial), dtype=float)
+            * np.ones_like(batches)
             for _, values, batches, t_plain, spec, _ in items]
     # a request's rounds yield at most the tokens it makes after its first (E_R); a decode step alone, E
     capped = [output is not None and output > 1 for *_, output in items]
@@ -642,13 +643,16 @@ def _requests_many(q, items, serial: bool) -> list[dict]:
     return out
 
 
-def draft_time(q, cost, k, values, batches, t_plain):
+def draft_time(q, cost, k, values, batches, t_plain, serial: bool = False):
     """t_d per batch: a draft model's k passes on the replica's GPUs (``cost`` a :class:`genreport.model.draft.Draft`:
-    ``draft_time_bound`` over the layout's n_TP n_St GPUs at context S), else ``cost`` x the plain round (draft_cost)."""
+    ``draft_time_bound`` over the layout's n_TP n_St GPUs at context S), else ``cost`` x the plain round (draft_cost).
+    ``serial`` (the serial estimate's rounds): an EAGLE/MTP head's passes on the last stage's n_TP GPUs alone, which
+    hold it (draft.Draft.stages; vLLM's EAGLE and MTP proposers run on the last pipeline rank), the bound's over all
+    the replica's GPUs (a lower bound however the head is placed)."""
     if hasattr(cost, "time"):
         s = float(np.ravel(np.asarray(values["S"], dtype=float))[0])
-        return cost.time(q, k, np.asarray(batches, dtype=float), s, float(np.ravel(values["n_TP"])[0]),
-                         float(np.ravel(values["n_St"])[0]))
+        stages = 1.0 if serial and cost.head else float(np.ravel(values["n_St"])[0])
+        return cost.time(q, k, np.asarray(batches, dtype=float), s, float(np.ravel(values["n_TP"])[0]), stages)
     return cost * t_plain
 
 

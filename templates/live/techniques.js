@@ -353,6 +353,8 @@ const GR_SERVING = (() => {
       const k = sp.draft_tokens;
       // t_d: a draft's k passes at each batch at the values' context (serving.draft_time), else draft_cost of the plain
       const tD = (b, s, plain) => draft ? draftTime(draft, k, b, s, base.n_TP, base.n_St) : sp.draft_cost * plain;
+      // the serial estimate's: an EAGLE/MTP head's passes on the last stage's GPUs alone (serving.draft_time serial)
+      const tDSerial = (b, s, plain) => draft && draft.head ? draftTime(draft, k, b, s, base.n_TP, 1.0) : tD(b, s, plain);
       const rounds = function (v, b, plain) {  // serving.speculative_rounds at v's context against the plain round
         const vv = Object.assign(P.atBatch(v, lay, b, true, nV, null), {B: b, k_d: k, n_v: nV});
         vv.m_b = P.fastestSchedule(vv, lay.cut.pp, "verify_time_bound");  // the verify round's own schedule
@@ -383,7 +385,7 @@ const GR_SERVING = (() => {
       const roundsSerial = function (v, b) {
         const plain = call("decode_time_serial", atSerial(v, b));
         const vv = Object.assign(atSerial(v, b, nV), {B: b, k_d: k, n_v: nV});
-        const x = {p_a: sp.acceptance, k_d: k, t_s: plain, t_v: call("verify_time_serial", vv), t_d: tD(b, v.S, plain),
+        const x = {p_a: sp.acceptance, k_d: k, t_s: plain, t_v: call("verify_time_serial", vv), t_d: tDSerial(b, v.S, plain),
           T_out: sv.output};
         return call(sv.output > 1 ? "speculative_speedup_request" : "speculative_speedup_layout", x);
       };
