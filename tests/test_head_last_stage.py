@@ -17,6 +17,7 @@ from genreport.formulas.compiled import load
 from genreport.load.loader import load_report
 from genreport.model import stages
 from genreport.model.draft import of_spec, replica_capacity
+from shared import SPECS as SPECS_DIR
 from shared import spec_file
 
 DSV3_PP2 = """\
@@ -223,3 +224,14 @@ def test_the_serial_estimate_runs_the_heads_passes_on_the_last_stage():
                      for s in (False, True))
     assert serial == pytest.approx(2 * bound, rel=1e-12)
     assert draft_time(q, 0.05, 1, values, np.asarray([8.0]), np.asarray([0.01]), True)[0] == pytest.approx(5e-4)
+
+
+def test_derive_says_the_capacity_beside_the_draft_is_the_chapters(capsys):
+    """derive capacity_batch_draft at a request's last context states the serving chapter's capacity beside the draft
+    (results.json serving.techniques.numbers.capacity_with_draft) and says so; it printed no scope before."""
+    from shared import evaluated
+
+    r = evaluated("deepseek-v3-h200-ep8.yaml")
+    value, out = _derived(capsys, "capacity_batch_draft", SPECS_DIR / "deepseek-v3-h200-ep8.yaml", r)
+    assert value == r.serving["techniques"]["numbers"]["capacity_with_draft"]
+    assert "scope: one replica's (1 GPU of tp 1 x pp 1 x ep 8 x dp 8), as the serving chapter states it" in out

@@ -791,8 +791,12 @@ def _numbers(args, accounting: str | None, qid: str, spec=None) -> Numbers:
         # beside an EAGLE/MTP head at a layout of stages: the stage that binds beside it (the last, where the head
         # takes it below the stage that binds without it), as the report's capacity (draft.Draft.capacity)
         from genreport.model.draft import replica_binding
+        from genreport.model.serving import last_context
 
-        at = replica_binding(spec, float(np.ravel(values["S"])[0]))
+        s_ = float(np.ravel(values["S"])[0])
+        if s_ == float(last_context(spec.serving.prompt, spec.serving.output)) and not point:
+            point = "the serving chapter's capacity beside the draft, at a request's last context"
+        at = replica_binding(spec, s_)
         if at is not None and "C" in at:
             values.update({k: at[k] for k in ("n_PW", "n_PK", "C")})
             point += "; n_PW, n_PK and C the last stage's, which holds the EAGLE/MTP head and binds beside it"

@@ -187,11 +187,12 @@ def _replica_words(spec) -> str:
 
 
 def _chapters(qid: str) -> bool:
-    """Whether ``qid`` is one of the serving chapter's rates and rounds, which results.json does not list."""
+    """Whether ``qid`` is one of the serving chapter's rates and rounds (or its capacity beside a draft), which
+    results.json does not list as entries."""
     from genreport.model.serving import REQUEST, VERIFY
     from genreport.model.techniques import AT_CHAPTER_POINT
 
-    return qid in AT_CHAPTER_POINT or qid in VERIFY or qid in REQUEST
+    return qid in AT_CHAPTER_POINT or qid in VERIFY or qid in REQUEST or qid == "capacity_batch_draft"
 
 
 def _fmt(v, unit: str, integer: str = "") -> str:
