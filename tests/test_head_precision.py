@@ -22,30 +22,19 @@ from genreport.load.loader import load_report
 from genreport.model.draft import declared_precision, of_spec
 from genreport.present import live
 from shared import spec_file
+from test_speculative_serial import DSR1_B200
 
-DSR1 = """\
-kind: report
-name: dsr1-b200-head{tag}
-title: DeepSeek-R1 on 8 B200, one MTP layer
-hardware: b200
-model: deepseek-v3
-precision:
-  weights: {{default: nvfp4, experts: nvfp4, attention: bf16, embeddings: bf16}}
-  kv_cache: bf16
-parallelism: {{tp: 8, ep: 2}}
-workloads:
-  decode: {{batch: [1], context: [2k]}}
-  prefill: {{prompt: [1k]}}
-serving:
-  prompt: 1k
-  output: 2k
-  users: 1
-  speculative: {{draft_tokens: 1, accepted_length: 1.92, draft_layers: 1{extra}}}
-"""
+# DeepSeek-R1 on 8 B200 as TensorRT-LLM's blog ran it (tests/test_speculative_serial.py), one MTP layer
+DSR1 = DSR1_B200.format(k=1, tau=1.92).replace("name: dsr1-b200-mtp1", "name: dsr1-b200-head<TAG>").replace(
+    "draft_layers: 1}", "draft_layers: 1<EXTRA>}")
+
+
+def _text(extra: str = "", tag: str = "") -> str:
+    return DSR1.replace("<TAG>", tag).replace("<EXTRA>", extra)
 
 
 def _spec(extra: str = "", tag: str = ""):
-    return spec_file(DSR1.format(extra=extra, tag=tag), f"dsr1-b200-head{tag}")
+    return spec_file(_text(extra, tag), f"dsr1-b200-head{tag}")
 
 
 def test_a_head_in_bf16_reads_its_layer_in_bf16():
@@ -95,7 +84,7 @@ def test_plan_takes_a_head_in_its_own_format():
 
 
 def test_a_draft_precision_needs_a_draft():
-    text = DSR1.format(extra="", tag="-none").replace("draft_layers: 1", "draft_cost: 0.1, draft_precision: bf16")
+    text = _text(tag="-none").replace("draft_layers: 1", "draft_cost: 0.1, draft_precision: bf16")
     with pytest.raises(SpecError) as e:
         load_report(spec_file(text, "dsr1-b200-head-none"))
     assert "draft_precision without draft_model or draft_layers" in str(e.value)
@@ -107,7 +96,7 @@ def test_a_what_if_of_the_heads_layers_keeps_its_format():
     two = load_report(_spec(", draft_precision: bf16", "-bf16"), overrides=("serving.speculative.draft_layers=2",))
     assert two.serving.speculative.draft_layers == 2
     assert two.serving.speculative.draft_precision.weights == "bf16"
-    model = DSR1.format(extra="", tag="-model").replace("draft_layers: 1", "draft_model: llama-3.2-1b, "
+    model = _text(tag="-model").replace("draft_layers: 1", "draft_model: llama-3.2-1b, "
                                                                             "draft_precision: bf16")
     path = spec_file(model, "dsr1-b200-head-model")
     with pytest.raises(SpecError):  # Llama 3.2 1B cannot draft for DeepSeek-V3 (another tokenizer)
