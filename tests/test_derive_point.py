@@ -304,3 +304,20 @@ def test_a_solved_quantitys_value_under_at_is_not_called_the_specs_own(capsys):
     assert "(its value with --at's W)" in out and "the spec's own value" not in out
     assert main(["derive", "critical_context", "--for", "W", "--spec", str(SPECS / "llama8b-h100.yaml")]) == 0
     assert "S* = 420.563 token (the spec's own value)" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("qid", ["capacity_batch_replica", "kv_capacity_tokens_replica"])
+def test_a_replica_that_holds_no_cache_is_none_never_a_negative_count(qid, capsys):
+    """Llama 3.1 70B in bf16 on one H100 (141 GB of weights in 75.5 GB): derive stated "B_cap,r = -41" at a context
+    the report has no entry for, and "the formula above at these inputs: -323" beside the report's none (a review of
+    stop 87, DeepSeek-V3 on 8 H20).  Every count of what fits is none with the reason (values.CAPACITIES)."""
+    import re
+
+    from genreport.commands.cli import main
+
+    for context in ("5000", "1024"):
+        assert main(["derive", qid, "--spec", str(SPECS / "llama70b-h100-tp8.yaml"), "--set", "parallelism.tp=1",
+                     "--context", context]) == 0
+        out = capsys.readouterr().out
+        assert "= none: the weights alone exceed the memory capacity" in out, out
+        assert not re.search(r"= -\d", out) and ": -" not in out, out

@@ -30,7 +30,7 @@ from genreport.load.loader import load_report
 from genreport.model.env import Slice, layout_slice, make_env, routed_parameters, slice_values
 from genreport.model.evaluate import evaluate
 from shared import SPECS as ROOT_SPECS
-from shared import derive_reads, evaluated
+from shared import derive_reads, evaluated, evaluated_text, rendered
 from shared import page as page_of
 
 GIB = 2**30
@@ -1032,3 +1032,15 @@ def test_a_pipelines_chunk_is_said_to_be_a_rounds():
     one = next(x for x in evaluated("llama70b-h100-tp8.yaml").serving["techniques"]["rows"]
                if x["technique"] == "chunked prefill")
     assert " a round" not in one["setting"]
+
+
+@pytest.mark.parametrize("model,pp,uneven", [("llama-4-maverick", 2, False), ("gemma-3-1b", 4, True)])
+def test_chapter_1_says_the_global_layers_fall_unevenly_only_where_they_do(model, pp, uneven):
+    """Llama 4 Maverick at pp 2 holds 6 global (chunked-attention-free) layers of 24 on each stage, the same share:
+    chapter 1 said "the global layers ... fall unevenly on the stages" for any model with windowed or chunked layers
+    (a review of stop 87); Gemma 3 1B at pp 4 puts one on each of 6, 7, 7 and 6 layers, which is uneven."""
+    text = (f"kind: report\nname: globals-{model}\ntitle: {model} pp {pp}\nhardware: h100-sxm\nmodel: {model}\n"
+            f"precision: bf16\nparallelism: {{pp: {pp}}}\nworkloads:\n  decode: {{batch: [1], context: [4k]}}\n")
+    r = evaluated_text(text, f"globals-{model}")
+    assert r.frame.stage_memory["uneven_globals"] is uneven
+    assert ("fall unevenly on the stages" in rendered(r)) is uneven

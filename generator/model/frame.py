@@ -97,6 +97,10 @@ def frame(r) -> Frame:
                         "busiest_layers": max(sizes), "last_layers": sizes[-1],
                         # each stage's global layers, and each stage's own the time formulas take (stages.stage_shares)
                         "globals": [int(k[0]) for k in stages.stage_parts(m, par.pp).kinds],
+                        # whether the global layers' share differs from stage to stage (Llama 4 Maverick's 6 of 24 on
+                        # each of two stages does not; Gemma 3 1B's one on each of 6, 7, 7 and 6 layers at pp 4 does)
+                        "uneven_globals": bounded and len({Fraction(int(k[0]), n) for k, n in zip(
+                            stages.stage_parts(m, par.pp).kinds, sizes, strict=True)}) > 1,
                         "share": _share(m, par.pp)}
     one = r.one_card.get(r.lead, {})
     one_card = {}

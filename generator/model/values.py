@@ -110,6 +110,17 @@ NO_STEADY = {
 }
 
 
+# The counts of what fits beside the weights: a negative one is none, with why (one GPU's, a replica's, beside a draft
+# model or a shared prefix held once).
+CAPACITIES = {
+    "kv_capacity_tokens": NO_FIT, "capacity_batch": NO_FIT, "kv_capacity_tokens_exact": NO_FIT,
+    "kv_capacity_tokens_replica": NO_FIT, "capacity_batch_replica": NO_FIT,
+    "capacity_batch_draft": "the weights and the draft's alone exceed the memory capacity, so no KV cache fits",
+    "prefix_capacity_batch": "the weights (and the draft's, and the shared prefix) exceed the memory capacity, so "
+                             "no sequence fits",
+}
+
+
 def physical(qid: str, raw, integer: str = "") -> tuple[float | None, str]:
     """(value, reason): the stated value of ``qid`` from its formula's raw output.
 
@@ -128,9 +139,9 @@ def physical(qid: str, raw, integer: str = "") -> tuple[float | None, str]:
         return None, "not a number"
     if math.isnan(x):
         return None, "undefined at these inputs"
-    if qid in ("kv_capacity_tokens", "capacity_batch", "kv_capacity_tokens_exact"):
+    if qid in CAPACITIES:  # a count of what fits: none, never a negative count, where the weights take the room
         if x < 0:
-            return None, NO_FIT
+            return None, CAPACITIES[qid]
         return (x, "") if math.isfinite(x) else (None, "unbounded")
     if qid in ("crossover_batch", "gemm_crossover_tokens"):
         if not math.isfinite(x) or x <= 0:

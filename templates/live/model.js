@@ -497,14 +497,23 @@ const GR_MODEL = (function () {
     return q.f.apply(null, q.a.map(function (k) { return env[k]; }));
   }
 
+  // the counts of what fits beside the weights: a negative one is none, with why (values.CAPACITIES)
+  const CAPACITIES = {
+    kv_capacity_tokens: NO_FIT, capacity_batch: NO_FIT, kv_capacity_tokens_exact: NO_FIT,
+    kv_capacity_tokens_replica: NO_FIT, capacity_batch_replica: NO_FIT,
+    capacity_batch_draft: "the weights and the draft's alone exceed the memory capacity, so no KV cache fits",
+    prefix_capacity_batch: "the weights (and the draft's, and the shared prefix) exceed the memory capacity, so no "
+      + "sequence fits",
+  };
+
   // ------------------------------------------------------------------------------------ physical values
   /** [value, reason]: the stated value from a formula's raw output (model/values.physical). */
   function physical(qid, raw, integer) {
     if (raw === null || raw === undefined || typeof raw !== "number") return [null, "not a number"];
     const x = raw;
     if (Number.isNaN(x)) return [null, "undefined at these inputs"];
-    if (qid === "kv_capacity_tokens" || qid === "capacity_batch" || qid === "kv_capacity_tokens_exact") {
-      if (x < 0) return [null, NO_FIT];
+    if (Object.prototype.hasOwnProperty.call(CAPACITIES, qid)) {  // a count of what fits (values.CAPACITIES)
+      if (x < 0) return [null, CAPACITIES[qid]];
       return Number.isFinite(x) ? [x, ""] : [null, "unbounded"];
     }
     if (qid === "crossover_batch" || qid === "gemm_crossover_tokens") {

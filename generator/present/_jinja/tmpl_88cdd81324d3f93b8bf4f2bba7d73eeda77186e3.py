@@ -209,7 +209,7 @@ def root(context, missing=missing):
                 pass
                 yield ' (its own copy of the tied embedding)'
             yield ' and the final norm, and it alone computes the logits'
-            if environment.getattr(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'stage_memory'), 'bounded'):
+            if environment.getattr(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'stage_memory'), 'uneven_globals'):
                 pass
                 yield '; the global layers, which cache the whole context, fall unevenly on the stages'
             yield '.\nWhat a replica holds is what the stage that holds the fewest tokens holds: stage '
