@@ -27,11 +27,14 @@ def _fit_sentence(r: Results) -> str:
         else:
             ways.append(f"one {o['label']}")
     if r.frame.many:
-        text = (f"Each GPU's share of the weights, {fmt.gb(sc['weight_bytes'])}, exceeds the {fmt.gib(sc['capacity'])} "
+        # the weights in the capacity's GiB too: 98.35 GB beside 80.79 GiB read as the smaller (a review of stop 87)
+        text = (f"Each GPU's share of the weights, {fmt.gb(sc['weight_bytes'])} ({fmt.gib(sc['weight_bytes'])}), "
+                f"exceeds the {fmt.gib(sc['capacity'])} "
                 f"of one {r.spec.hardware.title}: {r.spec.model.title} does not fit on {r.frame.gpus} GPUs at "
                 f"{r.spec.precision.weights}")
     else:
-        text = (f"The weights alone, {fmt.gb(sc['weight_bytes'])}, exceed the {fmt.gib(sc['capacity'])} of one "
+        text = (f"The weights alone, {fmt.gb(sc['weight_bytes'])} ({fmt.gib(sc['weight_bytes'])}), exceed the "
+                f"{fmt.gib(sc['capacity'])} of one "
                 f"{r.spec.hardware.title}: {r.spec.model.title} does not fit at {r.spec.precision.weights}")
     if ways:
         text += "; it fits with " + (", ".join(ways[:-1]) + " or " + ways[-1] if len(ways) > 1 else ways[0])

@@ -299,9 +299,9 @@ const GR_PROSE = (function () {
     });
     const many = frameOf(res).many;
     let text = many
-      ? `Each GPU's share of the weights, ${F.gb(sc.weight_bytes)}, exceeds the ${F.gib(sc.capacity)} of one `
+      ? `Each GPU's share of the weights, ${F.gb(sc.weight_bytes)} (${F.gib(sc.weight_bytes)}), exceeds the ${F.gib(sc.capacity)} of one `
         + `${inp.hardware.title}: ${inp.model.title} does not fit on ${res.parallel.gpus} GPUs at ${inp.precision.weights}`
-      : `The weights alone, ${F.gb(sc.weight_bytes)}, exceed the ${F.gib(sc.capacity)} of one `
+      : `The weights alone, ${F.gb(sc.weight_bytes)} (${F.gib(sc.weight_bytes)}), exceed the ${F.gib(sc.capacity)} of one `
         + `${inp.hardware.title}: ${inp.model.title} does not fit at ${inp.precision.weights}`;
     if (ways.length) {
       text += "; it fits with " + (ways.length > 1 ? ways.slice(0, -1).join(", ") + " or " + ways[ways.length - 1]
