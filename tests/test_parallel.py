@@ -581,3 +581,23 @@ def test_the_experts_a_pipelines_round_touches_are_one_micro_batchs(tmp_path):
     assert "batch 1: 8 of 128 experts per layer, 1.348 GB per GPU;" in text
     assert "batch 4: 15.5 of 128 experts per layer in each of its 2 micro-batches of 2, 4.359 GB per GPU a round" in text
     assert "batch 256: 128 of 128 experts per layer in each of its 2 micro-batches of 128, 29.3 GB per GPU a round" in text
+
+
+def test_a_gpu_streams_no_more_weight_than_it_holds():
+    """DeepSeek-V3 in fp8 on 8 H20 (tp 1 x dp 8 x ep 8, seed accounting): once a batch touches every expert a GPU
+    streams what it holds.  Chapter 1 counted the batches' reads from the shapes, "batch 64: ... 98.86 GB per GPU",
+    beside the 98.35 GB (the declared 671B) the same page says a GPU holds, and the formulas' N_s,g at batch 1
+    (34.9 GB) beside its "35.45 GB" (a review of stop 87): now the report's own accounting throughout."""
+    from shared import evaluated_text
+
+    text = ("kind: report\nname: dsv3-h20\ntitle: DeepSeek-V3 on 8 H20\nhardware: h20\nmodel: deepseek-v3\n"
+            "precision: fp8\nparallelism: {tp: 1, dp: 8, ep: 8}\nworkloads:\n  decode: {batch: [1, 64], "
+            "context: [1k]}\n")
+    r = evaluated_text(text, "dsv3-h20")
+    held = r.scalars[r.lead]["weight_bytes"]
+    full = next(x for x in r.moe_reads if x.get("batch") == 256)
+    assert full["touched"] == pytest.approx(256) and full["bytes"] == pytest.approx(held, rel=1e-12)
+    one = next(x for x in r.moe_reads if x.get("batch") == 1)
+    streamed = r.envs[r.lead].at(batch=1.0)
+    assert one["bytes"] == pytest.approx(float(np.ravel(streamed["N"])[0]) * float(np.ravel(streamed["b"])[0]),
+                                         rel=1e-12)

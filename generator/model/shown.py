@@ -254,13 +254,14 @@ def _read_bytes_per_weight(env, batch) -> float:
 
 def moe_reads(r, batches=(1, 4, 16, 64, 256)) -> tuple[dict, ...]:
     """A mixture of experts at a few batches: experts touched per layer and the weight bytes streamed (the whole
-    model's on one card; one GPU's per round at a layout), counted from the shapes; then at each of the spec's
-    prompts, the experts its tokens touch per layer (rows with "prompt" in place of "batch")."""
+    model's on one card; one GPU's per round at a layout), as the report's accounting counts them (its formulas' N at
+    each batch: DeepSeek-V3 on 8 H20 at seed accounting streamed "98.86 GB per GPU" from the shapes beside the 98.35 GB
+    a GPU holds); then at each of the spec's prompts, the experts its tokens touch per layer (rows with "prompt" in
+    place of "batch")."""
     m = r.spec.model
     if m.moe is None:
         return ()
-    env = r.envs["exact"]
-    cut = env.cut
+    env = r.envs[r.lead]
     stages = r.spec.parallelism.pp if r.spec.parallelism is not None else 1
     rows = []
     for batch in batches:
@@ -269,7 +270,7 @@ def moe_reads(r, batches=(1, 4, 16, 64, 256)) -> tuple[dict, ...]:
         micro = min(stages, batch)
         tokens = batch / micro
         touched = float(env.touched(tokens))  # those of all the replicas one GPU's experts serve
-        read = float(arch.parameters_read(m, batch, r.params)) if cut.trivial else float(env.at(batch=batch)["N"])
+        read = float(np.ravel(env.at(batch=batch)["N"])[0])
         rows.append({"batch": batch, "touched": touched, "bytes": read * _read_bytes_per_weight(env, batch),
                      "microbatches": micro})
     for prompt in r.spec.workloads.prefill_prompt:  # a prompt is one micro-batch: its T tokens pick as a batch of T

@@ -428,6 +428,13 @@ def _streamed_sentence(r: Results) -> str:
             f"{fmt.params(float(r.envs[r.lead].values['N_a']))}, what one token computes with.")
 
 
+def _read_counting(r: Results) -> str:
+    """How chapter 1's MoE sentence counts the weights a batch streams: as the report's formulas do."""
+    if r.lead == "exact":
+        return "counted from the shapes"
+    return "the declared parameters, as the formulas count them"
+
+
 def moe_text(r: Results) -> str:
     """What is different about a mixture of experts: the weights a decode step reads grow with the batch."""
     m = r.spec.model
@@ -465,7 +472,7 @@ def moe_text(r: Results) -> str:
             f"(counted from the shapes, input embedding and output head included; "
             f"{fmt.params(pc.active - pc.embedding - pc.lm_head)} without them). "
             f"A decode step streams the experts its batch touches, {touch} per layer in expectation "
-            f"under uniform routing (counted from the shapes, the input embedding's rows included): "
+            f"under uniform routing ({_read_counting(r)}, the input embedding's rows included): "
             f"{'; '.join(points)}.{prefill}{_streamed_sentence(r)} The weight bytes therefore grow with the batch until "
             f"every expert is read, and the weight-reuse intensity rises more slowly than for a dense model; the "
             f"capacity ledger always holds all {fmt.params(pc.total)} parameters.")
