@@ -78,7 +78,7 @@ def test_the_report_offers_fp8_weights_on_an_a100_where_bf16_does_not_fit():
     r = evaluated("llama8b-a100.yaml", ["model=llama-3.1-70b"])
     options = {o["label"]: o for o in r.fit_options}
     text = " ".join(page("llama8b-a100.yaml", ["model=llama-3.1-70b"]).split())
-    assert "it fits with fp8 weights computed in bf16 (70.6 GB), int8 weights (70.6 GB), int4 weights" in text
+    assert "it fits with fp8 weights computed in bf16 (70.6 GB), int8 weights (70.6 GB), group-128 int4 weights" in text
     assert options["fp8 weights computed in bf16"]["fits"] and "fp8 weights" not in options
     assert options["fp8 weights computed in bf16"]["weight_bytes"] == pytest.approx(70.6e9, rel=1e-3)
 
@@ -114,7 +114,8 @@ def test_the_live_page_offers_the_same_ways_to_fit(tmp_path):
         specs.append(load_report(path))
     rs = [evaluate(s) for s in specs]
     labels = [[o["label"] for o in r.fit_options if o["kind"] == "precision"] for r in rs]
-    assert labels == [["fp8 weights computed in bf16", "int8 weights", "int4 weights"], ["int8 weights", "int4 weights"]]
+    assert labels == [["fp8 weights computed in bf16", "int8 weights", "group-128 int4 weights"],
+                      ["int8 weights", "group-128 int4 weights"]]
     for spec, r, got in zip(specs, rs, js_evaluate(specs), strict=True):
         assert compare(spec, got, r) == [], spec.name
 

@@ -44,7 +44,9 @@ def fit_options(r) -> list[dict]:
             continue
         prec = Precision(fmt_name, spec.precision.kv_cache, spec.precision.compute if fmt_name != "fp8" else "fp8",
                          128 if fmt_name == "int4" else None)
-        label = f"{fmt_name} weights"
+        # int4 with its group scales (group 128: 0.516 B a weight), as the levers say it, not the bare 0.5 B of
+        # a spec's "int4" without a group size
+        label = ("group-128 " if fmt_name == "int4" else "") + f"{fmt_name} weights"
         if prec.compute not in spec.hardware.dense:  # fp8 on a GPU without an fp8 peak: weight-only (W8A16), or none
             prec = weight_only_fp8(prec, spec.hardware)
             if prec is None:

@@ -893,7 +893,7 @@ const GR_MODEL = (function () {
     ["fp8", "int8", "int4"].forEach(function (f) {
       if (t.precision_bytes[f] >= weightBytes(p, t, inp.model)) return;
       let prec = {weights: f, kv_cache: p.kv_cache, compute: f !== "fp8" ? p.compute : "fp8",
-        group_size: f === "int4" ? 128 : null}, label = f + " weights";
+        group_size: f === "int4" ? 128 : null}, label = (f === "int4" ? "group-128 " : "") + f + " weights";
       const hw = inp.hardware;
       if (!(prec.compute in hw.dense)) {  // fp8 without an fp8 peak: weight-only in bf16 on NVIDIA's (spec.weight_only_fp8)
         if (f !== "fp8" || hw.vendor !== "NVIDIA" || !("bf16" in hw.dense)) return;
