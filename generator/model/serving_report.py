@@ -322,7 +322,8 @@ def report(r, plans: bool = True) -> dict | None:
             "last_context": last_context(sv.prompt, sv.output), "rounds": sv.output - 1, "where": where,
             "round_context": round_context(spec.model, sv.prompt, sv.output),
             "concurrency": cap * par.dp, "ttft_target": sv.ttft, "tpot_target": sv.tpot,
-            "users": sv.users, "replica_batch": REPLICA_BATCH, "gpus_per_node": node,
+            # the batch asked without users (none where the users give it)
+            "users": sv.users, "replica_batch": None if sv.users else REPLICA_BATCH, "gpus_per_node": node,
             "replica_nodes": -(-par.replica_gpus // node) if node else None,  # nodes one replica spans
             "node_busy_gpus": node_busy_gpus(par.replica_gpus, node),  # a node's GPUs that run replicas
             # nodes the expert-parallel group spans: wider than a replica (data-parallel attention), its replicas'
