@@ -1044,3 +1044,22 @@ def test_chapter_1_says_the_global_layers_fall_unevenly_only_where_they_do(model
     r = evaluated_text(text, f"globals-{model}")
     assert r.frame.stage_memory["uneven_globals"] is uneven
     assert ("fall unevenly on the stages" in rendered(r)) is uneven
+
+
+def test_no_figure_of_nothing_where_no_tensor_parallel_layout_fits():
+    """Llama 4 Maverick in bf16 (802 GB) at tp 8 x pp 2 x ep 8 on H100: its 40 query heads allow tensor parallelism up
+    to 8 GPUs, none of which holds the weights, and chapter 6's tok/s-per-GPU figure was an empty frame with that
+    sentence in it (a review of stop 87): now the sentence stands as prose, and the figures after it keep their
+    numbers consecutive."""
+    text = ("kind: report\nname: mav-bf16-pp2\ntitle: Llama 4 Maverick bf16 on 16 H100\nhardware: h100-sxm\n"
+            "model: llama-4-maverick\nprecision: bf16\nparallelism: {tp: 8, pp: 2, ep: 8}\n"
+            "workloads:\n  decode: {batch: [1, 8], context: [1k]}\n")
+    from shared import built, spec_file
+
+    r = evaluated_text(text, "mav-bf16-pp2")
+    assert r.many is not None and not r.many.tp_fits
+    html = built(spec_file(text, "mav-bf16-pp2")).files["report.html"].decode("utf-8")
+    assert 'id="fig9-gpu-rates"' not in html and 'id="fig8-gpus"' in html
+    assert "No tensor-parallel layout up to 8 GPUs holds the weights and one sequence at this context." in html
+    numbers = [int(n) for n in re.findall(r"<strong>Figure (\d+)\.</strong>", html)]
+    assert numbers == list(range(1, len(numbers) + 1))

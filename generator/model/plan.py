@@ -1078,6 +1078,12 @@ class ManyGpus:
     link: str  # the scale-up link, in words ("" when the spec has none)
     weight_only: tuple[str, ...] = ()  # the fit map's formats whose fp8 weights compute in bf16 here (W8A16)
 
+    @property
+    def tp_fits(self) -> bool:
+        """Whether a tensor-parallel layout of the scaling curves holds the weights and one sequence: where none
+        does, the report says so in a sentence, not a figure of nothing (Llama 4 Maverick bf16 up to 8 H100)."""
+        return any(x["fits"] for x in (*self.scaling_batch1, *self.scaling_large))
+
 
 def many_gpus(r) -> ManyGpus | None:
     """None for a spec without decode, or a GPU whose spec has no interconnect (nothing to price the collectives)."""

@@ -249,6 +249,7 @@ def _numbered(caps: dict[str, str], r: Results) -> dict[str, str]:
     """Captions with '{figure:NAME}' replaced by the number NAME has in this report."""
     hidden = ({"fig5-memory-ledger"} if not r.training else set()) | \
         ({"fig8-gpus", "fig9-gpu-rates"} if r.many is None else set()) | \
+        ({"fig9-gpu-rates"} if r.many is not None and not r.many.tp_fits else set()) | \
         ({"fig10-frontier", "fig11-rates"} if r.serving is None else set())
     shown = [n for n in REPORT_ORDER if n not in hidden]
     numbers = {n: str(i + 1) for i, n in enumerate(shown)}
