@@ -168,3 +168,16 @@ def test_the_disaggregation_row_says_its_whole_replicas_and_whose_links_carry_th
     t_kv = r.serving["techniques"]["numbers"]["kv_transfer_time"]
     assert t_kv == pytest.approx(4096 * 80 * 2 * 8 * 128 * 2 / (8 * 50e9), rel=1e-9)
     assert "3.36 ms, each of the replica's 8 GPUs sending its slice over its own" in row["ends"]
+
+
+def test_page_1_says_a_prefill_bound_is_hypothetical_where_the_weights_do_not_fit():
+    """Seed 000's 70B in bf16 on one H100 (141 GB of weights in 80 GB): page 1's table marks every row "capacity", and
+    its sentence on the longest prefill said it "is compute-bound: at least 287 ms", the bound of a layout that cannot
+    run (DeepSeek-V3 on 8 H20 read the same, a review of stop 87): it says it would be, were the weights to fit."""
+    import re
+
+    from shared import html
+
+    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", html("seed000-70b-h100.yaml")))
+    assert "2,048-token prefill would be, were the weights to fit, compute-bound: at least" in text
+    assert "2,048-token prefill is compute-bound" not in text

@@ -137,7 +137,10 @@ def sentences(r: Results) -> list[str]:
                 whole = (f" with the prompt split over the {r.parallel.parallelism.pp} stages; passed whole, stage "
                          f"after stage, as vLLM and TensorRT-LLM do, at least {fmt.time(x['pass'])}"
                          if x.get("pass") is not None else "")
-                out.append(f"{head} is {x['roof']}-bound: at least {fmt.time(x['time'])} to the first token{whole}.")
+                # where the weights do not fit it is the bound of a layout that cannot run (its table row: capacity)
+                verb = "is" if r.verdicts.get("weights_fit", True) else "would be, were the weights to fit,"
+                out.append(f"{head} {verb} {x['roof']}-bound: at least {fmt.time(x['time'])} to the first "
+                           f"token{whole}.")
         elif x["workload"] == "training":
             head = f"Training {prose.article(x['tokens'])} {x['tokens']:,}-token micro-batch is {x['roof']}-bound"
             if x["fits"]:

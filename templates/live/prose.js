@@ -410,7 +410,9 @@ const GR_PROSE = (function () {
         } else {  // over stages the split prompt's bound, and a whole prompt's pass beside it (summary.sentences)
           const whole = x.pass !== null && x.pass !== undefined ? ` with the prompt split over the ${par.pp} stages; `
             + `passed whole, stage after stage, as vLLM and TensorRT-LLM do, at least ${F.time(x.pass)}` : "";
-          out.push(`${head} is ${x.roof}-bound: at least ${F.time(x.time)} to the first token${whole}.`);
+          // where the weights do not fit it is the bound of a layout that cannot run (summary.sentences)
+          const verb = weightsFit ? "is" : "would be, were the weights to fit,";
+          out.push(`${head} ${verb} ${x.roof}-bound: at least ${F.time(x.time)} to the first token${whole}.`);
         }
       } else if (x.workload === "training") {  // summary.sentences
         const head = `Training ${article(x.tokens)} ${commas(x.tokens)}-token micro-batch is ${x.roof}-bound`;
