@@ -21,7 +21,7 @@ from genreport.formulas.compiled import load
 from genreport.load.loader import load_report
 from genreport.model.draft import declared_precision, of_spec
 from genreport.present import live
-from shared import spec_file
+from shared import SPECS, spec_file
 from test_speculative_serial import DSR1_B200
 
 # DeepSeek-R1 on 8 B200 as TensorRT-LLM's blog ran it (tests/test_speculative_serial.py), one MTP layer
@@ -121,3 +121,32 @@ def test_a_head_in_its_own_format_caches_in_the_targets():
     from genreport.model.techniques import _draft_format
 
     assert _draft_format(spec) == " in bf16" and _draft_format(load_report(_spec())) == ""
+
+
+@pytest.mark.parametrize("where", ["head", "draft model"])
+def test_a_draft_format_the_gpu_cannot_compute_is_a_finding(where):
+    """A draft in fp6 on an H100 (no fp6 peak in its file) stopped the build with "internal error: KeyError: 'fp6'",
+    a head's or a catalog draft model's alike: now a finding on serving.speculative.draft_precision naming the GPU,
+    the format and the fix, as the target's precision gets (loader._draft_on_hardware)."""
+    from test_head_last_stage import DSV3_PP2
+
+    if where == "head":
+        path = spec_file(DSV3_PP2.replace("draft_layers: 1}", "draft_layers: 1, draft_precision: fp6}"), "dsv3-fp6")
+        overrides = ()
+    else:
+        path = SPECS / "llama70b-h100-tp8.yaml"
+        overrides = ("serving.speculative.draft_model=llama-3.2-1b", "serving.speculative.draft_precision=fp6")
+    with pytest.raises(SpecError) as e:
+        load_report(path, overrides=overrides)
+    text = str(e.value)
+    assert "has no dense fp6 peak for the draft's format (fp6)" in text and "peak.dense.fp6" in text
+    assert "KeyError" not in text
+
+
+def test_an_fp8_draft_without_an_fp8_peak_computes_in_bf16():
+    """An fp8 draft on an A100 runs weight-only in bf16 (spec.weight_only_fp8), as plan runs it there, not refused."""
+    spec = load_report(SPECS / "llama70b-h100-tp8.yaml", overrides=(
+        "hardware=a100-sxm-80gb", "serving.speculative.draft_model=llama-3.2-1b",
+        "serving.speculative.draft_precision=fp8"))
+    own = spec.serving.speculative.draft_precision
+    assert (own.weights, own.compute) == ("fp8", "bf16")

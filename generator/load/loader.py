@@ -309,6 +309,30 @@ def draft_vocabulary(draft, model) -> tuple[str, str, str] | None:
             "give a draft cost for a head")
 
 
+def _draft_on_hardware(doc, serving, precision, hw, findings):
+    """serving.speculative.draft_precision on ``hw`` as the target's precision is (spec.on_hardware): fp4 weights in
+    fp4 where it has the peak, fp8 weights in bf16 where it has none (weight-only, as plan runs a draft there:
+    spec.weight_only_fp8), else a finding naming the draft's format (a draft in fp6 on an H100 stopped the build
+    with an internal KeyError)."""
+    from genreport.load.spec import on_hardware, weight_only_fp8
+
+    sp_ = serving.speculative if serving is not None else None
+    own = sp_.draft_precision if sp_ is not None else None
+    if own is None or own is precision:
+        return serving
+    own = on_hardware(own, hw.dense)
+    if own.compute not in hw.dense:
+        weight_only = weight_only_fp8(own, hw)
+        if weight_only is None:
+            findings.add(doc.finding(("serving", "speculative", "draft_precision"),
+                                     f"{hw.title} has no dense {own.compute} peak for the draft's format "
+                                     f"({own.weights})", f"choose a draft_precision computed in one of "
+                                     f"{', '.join(sorted(hw.dense))}, or add peak.dense.{own.compute} to {hw.file}"))
+            return serving
+        own = weight_only
+    return dataclasses.replace(serving, speculative=dataclasses.replace(sp_, draft_precision=own))
+
+
 def _draft(doc, serving, model, precision, sub, findings):
     """serving.speculative.draft_model resolved as a catalog model (``sub``), or draft_layers as a head of the
     target's layers; its precision the target's unless draft_precision names one (a head in bf16 beside nvfp4
@@ -525,6 +549,7 @@ def load_report(path: Path, overrides: list[str] | tuple[str, ...] = (), strict:
                                          "peak; left out of the comparison",
                                          f"add peak.dense.{precision.compute} to {h.file}", severity="warning"))
         cmp_hw = [h for h in cmp_hw if h is None or precision.compute in h.dense]
+        serving = _draft_on_hardware(doc, serving, precision, hw, findings)
     if model is not None and model.max_context:
         for i, s in enumerate(workloads.decode_context):
             if s > model.max_context:

@@ -355,11 +355,12 @@ const GR_WHATIF = (function () {
       inp.parallelism[k] = v;
     } else if (top === "serving") {  // the serving chapter's inputs (techniques.js); its price is the GPU-hour's
       if (parts.length === 3) inp.serving.speculative[k] = v; else inp.serving[k] = v;
-      // a what-if fraction replaces the written draft, a what-if head a written draft or fraction (overrides.apply)
+      // a what-if fraction replaces the written draft, a what-if head a written draft (and its format) or fraction;
+      // a head keeps the format written for a head (overrides.apply)
       if (parts.length === 3 && (k === "draft_cost" || k === "draft_layers")) {
-        ["draft_model", "draft_precision"].concat(k === "draft_cost" ? ["draft_layers"] : []).forEach(x => {
-          delete inp.serving.speculative[x];
-        });
+        const own = k === "draft_layers" && !inp.serving.speculative.draft_model;
+        ["draft_model"].concat(own ? [] : ["draft_precision"]).concat(k === "draft_cost" ? ["draft_layers"] : [])
+          .forEach(x => { delete inp.serving.speculative[x]; });
         if (k === "draft_layers") inp.serving.speculative.draft_cost = null;  // the head's passes give its time
       }
       if (parts.length === 3 && k === "acceptance") state.given.acceptance = true;
