@@ -440,7 +440,10 @@ def test_plan_reads_model_at_format(capsys):
     head, own = _draft(_speculative("1,0.85,layers:1@fp8"), target, "1,0.85,layers:1@fp8")  # a head's own format
     assert head[2].layers == 1 and own.weights == "fp8"
     for text, words, hint in (("4,0.8,llama-3.2-1b@fp9", "unknown draft format 'fp9'", "llama-3.2-1b@fp8"),
-                              ("1,0.85,layers:x@fp8", "layers:x is not a head of 1 to 16 layers", "layers:1@bf16")):
+                              ("1,0.85,layers:x@fp8", "layers:x is not a head of 1 to 16 layers", "layers:1@bf16"),
+                              ("1,0.85,0.05@bf16", "COST 0.05 is a fraction of a plain round, which has no format",
+                               "write 0.05 alone"),
+                              ("4,0.8,llama-3.2-1b@", "nothing follows @", "llama-3.2-1b@fp8")):
         assert main(["plan", "llama-3.1-70b", "--hardware", "h100-sxm", "--speculative", text]) == 1
         err = capsys.readouterr().err
         assert f"--speculative {text}" in err and words in err and hint in err and "Traceback" not in err

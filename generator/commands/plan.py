@@ -244,6 +244,13 @@ def _speculative(text: str | None) -> tuple[int, float, float | str, int] | None
     hint = ("write K,P[,COST[,N]], COST a fraction, a draft model or layers:N (an EAGLE/MTP head), e.g. "
             "--speculative 1,0.85 or 3,0.7,0.1 or 5,0.7,0.2,8 or 4,0.7,llama-3.2-1b or 4,0.7,llama-3.2-1b@fp8 "
             "or 1,0.85,layers:1")
+    cost_text = parts[2] if len(parts) > 2 else ""
+    if "@" in cost_text and cost_text[0] in "0123456789+-.":
+        # a fraction of a plain round is a time, not a model: it has no format to run in
+        raise _err(f"--speculative {text}", f"COST {cost_text.partition('@')[0]} is a fraction of a plain round, "
+                   "which has no format: @FORMAT names a draft model's or a head's",
+                   f"write {cost_text.partition('@')[0]} alone, or a draft with its format, e.g. llama-3.2-1b@fp8 or "
+                   "layers:1@bf16")
     try:
         k = int(parts[0])
         p = float(parts[1])
