@@ -138,11 +138,12 @@ class Draft:
                 dict(led.stage(par.pp - 1, s if bounded_layers(model) else None), M_d=np.float64(m_d),
                      c_d=np.float64(c_d))]
 
-    def binding(self, q, cv: dict, par, target=None) -> dict:
-        """Of :meth:`stages`, the one that holds the fewest sequences beside the draft (before the floor: the room
-        over each sequence's bytes), the first of equals: the values the replica's capacity and the serving
-        chapter's ceilings take (capacity_batch_draft, goodput_rate_capacity, prefix_capacity_batch)."""
-        options = self.stages(q, cv, par, target)
+    def binding(self, q, cv: dict, par, target=None, options: list[dict] | None = None) -> dict:
+        """Of :meth:`stages` (``options`` where the caller has them), the one that holds the fewest sequences beside
+        the draft (before the floor: the room over each sequence's bytes), the first of equals: the values the
+        replica's capacity and the serving chapter's ceilings take (capacity_batch_draft, goodput_rate_capacity,
+        prefix_capacity_batch)."""
+        options = options if options is not None else self.stages(q, cv, par, target)
         if len(options) == 1:
             return options[0]
 
@@ -162,7 +163,7 @@ class Draft:
         DeepSeek-V3 fp8 at tp 8 x pp 2 on H100 with one MTP layer: the last stage binds, and the whole head on it,
         not half of it on each stage, takes the room."""
         options = self.stages(q, cv, par, target)
-        cap = float(q["capacity_batch_draft"](dict(cv, **self.binding(q, cv, par, target))))
+        cap = float(q["capacity_batch_draft"](dict(cv, **self.binding(q, cv, par, target, options))))
         return cap, float(options[-1]["M_d"]), float(options[-1]["c_d"])
 
 
@@ -251,8 +252,9 @@ def replica_binding(spec, context: float) -> dict | None:
     q = load()
     cv, par = _replica_cv(spec, context)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        staged = len(draft.stages(q, cv, par, (spec.model, spec.precision))) > 1
-        chosen = draft.binding(q, cv, par, (spec.model, spec.precision))
+        options = draft.stages(q, cv, par, (spec.model, spec.precision))
+        staged = len(options) > 1
+        chosen = draft.binding(q, cv, par, options=options)
     out = {"M_d": float(chosen["M_d"]), "c_d": float(chosen["c_d"])}
     if staged and out["M_d"] > 0:  # the last stage with the head (where the layout's binding one is another)
         out.update({k: float(np.ravel(chosen[k])[0]) for k in ("n_PW", "n_PK", "C")}, stage=par.pp - 1)
