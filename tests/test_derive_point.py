@@ -321,3 +321,33 @@ def test_a_replica_that_holds_no_cache_is_none_never_a_negative_count(qid, capsy
         out = capsys.readouterr().out
         assert "= none: the weights alone exceed the memory capacity" in out, out
         assert not re.search(r"= -\d", out) and ": -" not in out, out
+
+
+def test_the_slice_value_a_formula_block_prints_is_not_called_unstated(capsys):
+    """Llama 3.1 8B in bf16 on 2 H100 at pp 2, batch 1 at 1k: a round passes both stages, so the replica's tok/s (the
+    report's value) is about half what the formula gives at one GPU's slice, and the report prints that slice value in
+    the formula's block ("(16) = ... tok/s at batch 1") beside it. derive said the slice value was "not a number the
+    report states" (the review of stop 88, on Qwen3-235B at tp 8 x pp 2); it says where the report prints it."""
+    from genreport.commands.cli import main
+    from genreport.commands.derive_values import report_of
+    from genreport.load.loader import load_report
+    from shared import spec_file
+
+    path = spec_file("""\
+kind: report
+name: l8pp2
+title: Llama 3.1 8B on 2 H100 at pp 2
+hardware: h100-sxm
+model: llama-3.1-8b
+precision: bf16
+parallelism: {pp: 2}
+workloads:
+  decode: {batch: [1], context: [1k]}
+""", "l8pp2")
+    assert main(["derive", "decode_tokens_per_s", "--spec", str(path)]) == 0
+    out = capsys.readouterr().out
+    block = report_of(load_report(path)).blocks["tps"]
+    assert block.closed_form > 1.5 * block.entry.value  # the slice's rate, not the replica's
+    assert f"tok_s = {block.entry.value:.6g} token/s" in out
+    assert f"the formula above at these inputs: {block.closed_form:.6g} token/s, one GPU's ledgers over its slice" in out
+    assert "not a number the report states" not in out

@@ -129,15 +129,31 @@ def test_a_what_if_that_holds_no_sequence_says_none_fits():
     assert "(0 fit)" not in table and re.search(r"24 tok/s \(none fits\)", re.sub(r"\s+", " ", table)), table
 
 
-def test_page_1s_cheapest_layout_says_its_batch_where_no_users_are_given():
-    """Without users the cheapest layout is priced at plan's default of at most 64 sequences a replica; page 1 named
-    it "cheapest" without the cap, which only chapter 7 stated (a review: the same layout at batch 256 is cheaper).
-    The Llama 3.1 70B spec without its 128 users."""
-    from shared import ROOT, html, page, spec_file
+def test_page_1s_cheapest_layout_says_its_batch_where_no_users_are_given(capsys):
+    """Without users the cheapest layout is searched at the batch the chapter's own layout may run, the engine's
+    max_sequences (vLLM's max_num_seqs, 256 by default): it was plan's default of 64, so page 1 named a layout dearer
+    than one plan lists at 256 while saying its own layout "meets them up to 256 sequences per replica" (two reviews:
+    stop 78, and stop 88 on Qwen3-235B over 16 H100). The Llama 3.1 70B spec without its 128 users: page 1 states the
+    cap, the chapter's cheapest is ``genreport plan SPEC``'s first row, and that is plan's first row at --batch 256."""
+    import json
+
+    from genreport.commands.cli import main
+    from shared import ROOT, evaluated_text, html, page, spec_file
 
     text = (ROOT / "specs" / "llama70b-h100-tp8.yaml").read_text().replace("  users: 128\n", "")
-    page1 = " ".join(page(spec_file(text, "l70-no-users.yaml")).split("<section id=\"s1\"")[0].split())
-    assert ", with at most 64 sequences a replica (chapter" in page1
+    path = spec_file(text, "l70-no-users.yaml")
+    page1 = " ".join(page(path).split("<section id=\"s1\"")[0].split())
+    assert ", with at most 256 sequences a replica (chapter" in page1
+    r = evaluated_text(text, "l70-no-users.yaml")
+    assert r.serving["replica_batch"] == 256
+    rows = {}
+    for args in ([], ["--batch", "256"], ["--batch", "64"]):
+        assert main(["plan", str(path), "--format", "json", *args]) == 0
+        rows[tuple(args)] = json.loads(capsys.readouterr().out)["rows"][0]
+    assert rows[()] == rows[("--batch", "256")]
+    cheapest = r.serving["cheapest"]
+    assert {k: cheapest[k] for k in ("tp", "pp", "ep", "dp", "batch")} == {k: rows[()][k] for k in ("tp", "pp", "ep", "dp", "batch")}
+    assert cheapest["usd_per_request"] <= rows[("--batch", "64")]["usd_per_request"]
     with_users = " ".join(html("llama70b-h100-tp8.yaml").split("<section id=\"s1\"")[0].split())
     assert "sequences a replica (chapter" not in with_users
 

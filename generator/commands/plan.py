@@ -376,6 +376,8 @@ def main(argv: list[str]) -> int:
     context = prompt + output - 1
     if batch is None and users:  # the users spread over as many replicas as they need, each at most the serving
         batch = min(users, MAX_BATCH)  # chapter's 65,536 (more users than that are more replicas, not a refusal)
+    if batch is None and asked:  # the batch the spec's chapter searches at (serving_report.replica_batch)
+        batch = asked["batch"]
     batch = batch or 64
     if batch > MAX_BATCH:
         raise _err(f"--batch {batch}", "more than 65,536 sequences per replica", "use a smaller batch")

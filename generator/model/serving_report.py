@@ -114,15 +114,19 @@ def _tpot_batch(model, hw, precision, par, prompt, output, accounting, cap: int,
     return lo
 
 
-# the sequences a replica runs at most where the serving block names no users (plan's default batch): the cheapest
-# layout page 1 and the serving chapter name is priced at that batch
-REPLICA_BATCH = 64
+def replica_batch(hw) -> int:
+    """The sequences a replica runs at most where the serving block names no users: the engine's max_sequences (vLLM's
+    max_num_seqs, 256 by default), else the chapter's cap (frontier.MAX_BATCH), as the chapter's own layout runs its
+    TPOT target's batch (:func:`serving.engine_limit`).  The cheapest layout page 1 and the serving chapter name is
+    searched at that batch, so it runs as many sequences as the spec's own layout may (a review found it searched at
+    64 where the layout ran 256, and named a layout dearer than one plan lists at 256)."""
+    return int(engine_limit(hw, MAX_BATCH))
 
 
 def plan_inputs(spec) -> dict:
     """``plan``'s arguments for the spec's ``serving`` block, as the chapter's cheapest layout asks them and
     ``genreport plan SPEC`` takes them by default: the request (prompt, output, TTFT and TPOT targets, users) at the
-    users' batch (64 without users), the formats the report tries (:func:`report_precisions`, the spec's own
+    users' batch (:func:`replica_batch` without users), the formats the report tries (:func:`report_precisions`, the spec's own
     precision object for its own format), the strict bound, every layout up to ``MAX_GPUS`` where the device has a
     link, and serving.speculative's ask (draft tokens, acceptance, the draft or its cost, the tokens verified) with
     the draft's declared precision."""
@@ -134,7 +138,7 @@ def plan_inputs(spec) -> dict:
         sp = sv.speculative
         ask = (sp.draft_tokens, sp.acceptance, sp.draft if sp.draft is not None else sp.draft_cost, sp.verified)
     shape = Shape(sv.prompt, sv.output, sv.ttft, sv.users, sv.prefix_hit)
-    return {"batch": min(sv.users, MAX_BATCH) if sv.users else REPLICA_BATCH, "context": shape.last_context,
+    return {"batch": min(sv.users, MAX_BATCH) if sv.users else replica_batch(hw), "context": shape.last_context,
             "latency": sv.tpot,
             "precisions": report_precisions(spec), "max_gpus": MAX_GPUS if hw.link is not None else 1,
             "accounting": spec.accounting, "estimate": "bound", "kv_caches": ("auto",), "shape": shape,
@@ -323,7 +327,7 @@ def report(r, plans: bool = True) -> dict | None:
             "round_context": round_context(spec.model, sv.prompt, sv.output),
             "concurrency": cap * par.dp, "ttft_target": sv.ttft, "tpot_target": sv.tpot,
             # the batch asked without users (none where the users give it)
-            "users": sv.users, "replica_batch": None if sv.users else REPLICA_BATCH, "gpus_per_node": node,
+            "users": sv.users, "replica_batch": None if sv.users else replica_batch(hw), "gpus_per_node": node,
             "replica_nodes": -(-par.replica_gpus // node) if node else None,  # nodes one replica spans
             "node_busy_gpus": node_busy_gpus(par.replica_gpus, node),  # a node's GPUs that run replicas
             # nodes the expert-parallel group spans: wider than a replica (data-parallel attention), its replicas'

@@ -373,7 +373,7 @@ def serving_parts(r: Results, chapter: int) -> list[tuple[str, str, bool]] | Non
             say(" per million output tokens")
         if not sv.get("users"):
             say(", with at most ")
-            say(str(sv["replica_batch"]), True)
+            say(f'{sv["replica_batch"]:,}', True)
             say(" sequences a replica")
     else:
         say("no layout ")

@@ -572,7 +572,7 @@ def root(context, missing=missing):
             else:
                 pass
                 yield 'with at most '
-                yield escape(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'replica_batch'))
+                yield escape(t_6(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'replica_batch')))
                 yield ' sequences a replica'
             yield ' is\n<strong>'
             yield escape(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'gpus'))
