@@ -181,6 +181,9 @@ WHATIFS = [
     # a 2-token output (QA review): the prompts take the compute (B_P = 0: "no sequence", "nor decoding plainly",
     # never "at most 0 sequences"), and the pools' prefill share past 99% ("99.xx%", never "100% ... 0% decode")
     (SERVING[0], ["serving.output=2"]),
+    # a one-token request (the hostile review of stop 88): no decode pool has work, so no disaggregation row (it read
+    # "min(48, ∞) requests/s" for DeepSeek-V3's expert-parallel groups), in the page too
+    (SERVING[1], ["serving.output=1"]),
     # the users' batch past the TPOT target's (152 with the prompts): their row says the users take more replicas
     (SERVING[0], ["serving.tpot=25 ms", "serving.users=200"]),
     # the serial estimate's speed-up and where it stops paying (techniques._serial_pays_words): Llama 4 Scout on 8

@@ -88,3 +88,25 @@ def test_a_verify_step_that_turns_compute_bound_past_the_engines_batch_is_said_s
     assert "pays at every batch up to the 256 sequences the engine runs at once" in row["ends"]
     assert f"turns compute-bound only at {n['verify_crossover_batch']:,.0f}" in row["ends"]
     assert "past batch" not in row["ends"]
+
+
+@pytest.mark.parametrize("name", ["deepseek-v3-h200-ep8.yaml", "llama70b-h100-tp8.yaml"])
+def test_a_one_token_request_has_no_disaggregation_row(name):
+    """A request of one generated token has its first token from the prefill and no decode round, so no decode pool
+    has work (``plan --disaggregate`` refuses --output 1): the chapter states no disaggregation row, no pools' rate.
+    The hostile review of stop 88 found DeepSeek-V3's expert-parallel groups reading "the pools serve the lesser of
+    their rates, min(48, ∞) requests/s: tok/s per GPU 0%" and the dense 70B "100% prefill, 0% decode ... 205 → 0"."""
+    import html as h
+    import re
+
+    from shared import html
+
+    r = evaluated(name, ["serving.output=1"])
+    techniques = r.serving["techniques"]
+    assert techniques is not None
+    assert "prefill/decode disaggregation" not in [row["technique"] for row in techniques["rows"]]
+    assert not {"prefill_share", "pool_rate", "pool_decode_rate"} & set(techniques["numbers"])
+    text = h.unescape(re.sub(r"<[^>]+>", " ", re.sub(r"<script.*?</script>", "", html(name, ["serving.output=1"]),
+                                                      flags=re.S)))
+    assert "∞" not in text and "Disaggregation: pools" not in text
+    assert "Disaggregation: pools" in html(name)  # the specs' own requests (1k and 512 tokens out) state them

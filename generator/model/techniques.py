@@ -832,149 +832,154 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
         numbers.update({"prefix_capacity_before": cap0, "prefix_capacity_after": cap1, "prefix_ttft": ttft_h,
                         "prefix_prefill": busy_h})
 
-    # prefill/decode disaggregation: pools of the same layout, balanced for the request shape; where the layout has
-    # pipeline stages each prefill replica is a pipeline admitting a prompt every pass / pp (DistServe, section 3.1; the
-    # pass: prefill_pass_bound, each stage's ledger in turn, what the stages are occupied for),
-    # which admits pp times the prompts of a whole replica and so always needs fewer prefill GPUs (plan's search
-    # takes it there too)
+    # prefill/decode disaggregation (none where a request generates one token: its first token is the prefill's, no
+    # decode pool has work, as plan --disaggregate refuses --output 1; a review found "min(48, ∞) requests/s" and
+    # "100% prefill, 0% decode" there)
     from genreport.load.spec import Parallelism
-    from genreport.model.plan import kv_link
 
     stages = (r.spec.parallelism or Parallelism()).pp
-    # the pools' rates are steady-state rates: a decode replica's batch holds sequences at every point of their
-    # output, so a round reads the cache of the mean context, and a request's T_o - 1 rounds take its decode time,
-    # (T_o - 1) / tok/s per user: t_s is that mean round, as the row's tok/s per GPU takes it (and plan
-    # --disaggregate); the TPOT round, at the last context, bounds each sequence's slowest round, not the rate
-    # a decode replica prefills nothing: its batch is the TPOT target's for the decode round alone
-    # (the serving block's decode_tpot_batch, serving_report.batches), where the chapter's, the prompts' prefills counted, may be smaller
-    d_batch, d_tpot, d_gpu, d_user, env_p = int(batch), tpot, per_gpu, b["tokens_per_s_user"], env
-    if r.serving.get("decode_tpot_batch") and r.serving["decode_tpot_batch"] > int(batch):
-        from genreport.model.serving import request
+    if sv.output >= 2:
+        # prefill/decode disaggregation: pools of the same layout, balanced for the request shape; where the layout has
+        # pipeline stages each prefill replica is a pipeline admitting a prompt every pass / pp (DistServe, section 3.1; the
+        # pass: prefill_pass_bound, each stage's ledger in turn, what the stages are occupied for),
+        # which admits pp times the prompts of a whole replica and so always needs fewer prefill GPUs (plan's search
+        # takes it there too)
+        from genreport.model.plan import kv_link
 
-        d_batch = int(r.serving["decode_tpot_batch"])
-        spec = r.spec
-        req = request(spec.model, spec.hardware, spec.precision, spec.parallelism or Parallelism(), d_batch,
-                      sv.prompt, sv.output, spec.accounting, serial=False)
-        d_tpot, d_gpu, d_user = req.tpot_bound, req.per_gpu("bound"), req.per_user("bound")
-        env_p = _inputs(r, float(d_batch), last)
-    t_round = 1.0 / d_user if d_user else d_tpot
-    # a prefill replica prefills the prompt's uncached part (the prefix caching row's, uncached_prefill), as the
-    # chunked row's chunks carry only that part. A busy pool's replica is occupied by a prompt for its steady-state
-    # prefill (Request.prefill_bound): its pass through the stages, with an expert group wider than a replica every
-    # replica of the group prefilling at once (m_P = n_EP / n_TP); a prompt's own TTFT stays its alone
-    t_prefill = busy_h
-    env_d = dict(env_p, t_pr=t_prefill, t_s=t_round, k_pp=float(stages))
-    share = _eval(r, "balanced_prefill_gpus", env_d)
-    # what one decode replica retires in the pools: its plain mean round t_s, no chunk riding along (the chunked
-    # row's batch_retires_rate takes the step with a chunk)
-    pool_rate = _eval(r, "decode_pool_rate", {**env_d, "n_D": 1.0})
-    piped = (f", each prefill replica a pipeline of {stages} stages" if stages > 1 else "") + (
-        ", each prompt's uncached part prefilled (its TTFT counts the prefix caching row's hit)" if sv.prefix_hit > 0
-        else "")
-    from genreport.model.serving_report import pool_unit_gpus
+        # the pools' rates are steady-state rates: a decode replica's batch holds sequences at every point of their
+        # output, so a round reads the cache of the mean context, and a request's T_o - 1 rounds take its decode time,
+        # (T_o - 1) / tok/s per user: t_s is that mean round, as the row's tok/s per GPU takes it (and plan
+        # --disaggregate); the TPOT round, at the last context, bounds each sequence's slowest round, not the rate
+        # a decode replica prefills nothing: its batch is the TPOT target's for the decode round alone
+        # (the serving block's decode_tpot_batch, serving_report.batches), where the chapter's, the prompts' prefills counted, may be smaller
+        d_batch, d_tpot, d_gpu, d_user, env_p = int(batch), tpot, per_gpu, b["tokens_per_s_user"], env
+        if r.serving.get("decode_tpot_batch") and r.serving["decode_tpot_batch"] > int(batch):
+            from genreport.model.serving import request
 
-    par_kv = r.spec.parallelism or Parallelism()
-    link, link_name = kv_link(r.spec.hardware, par_kv, pool_unit_gpus(par_kv))  # the pools: replicas or whole groups
-    t_kv = None
-    if link:  # every GPU of the replica sends its own slice of the prompt's cache at once
-        from genreport.model.serving import prompt_cache_c
+            d_batch = int(r.serving["decode_tpot_batch"])
+            spec = r.spec
+            req = request(spec.model, spec.hardware, spec.precision, spec.parallelism or Parallelism(), d_batch,
+                          sv.prompt, sv.output, spec.accounting, serial=False)
+            d_tpot, d_gpu, d_user = req.tpot_bound, req.per_gpu("bound"), req.per_user("bound")
+            env_p = _inputs(r, float(d_batch), last)
+        t_round = 1.0 / d_user if d_user else d_tpot
+        # a prefill replica prefills the prompt's uncached part (the prefix caching row's, uncached_prefill), as the
+        # chunked row's chunks carry only that part. A busy pool's replica is occupied by a prompt for its steady-state
+        # prefill (Request.prefill_bound): its pass through the stages, with an expert group wider than a replica every
+        # replica of the group prefilling at once (m_P = n_EP / n_TP); a prompt's own TTFT stays its alone
+        t_prefill = busy_h
+        env_d = dict(env_p, t_pr=t_prefill, t_s=t_round, k_pp=float(stages))
+        share = _eval(r, "balanced_prefill_gpus", env_d)
+        # what one decode replica retires in the pools: its plain mean round t_s, no chunk riding along (the chunked
+        # row's batch_retires_rate takes the step with a chunk)
+        pool_rate = _eval(r, "decode_pool_rate", {**env_d, "n_D": 1.0})
+        piped = (f", each prefill replica a pipeline of {stages} stages" if stages > 1 else "") + (
+            ", each prompt's uncached part prefilled (its TTFT counts the prefix caching row's hit)" if sv.prefix_hit > 0
+            else "")
+        from genreport.model.serving_report import pool_unit_gpus
 
-        c_card = prompt_cache_c(r.envs[r.lead], sv.prompt)  # the cache the prompt leaves: held at T_in
-        t_kv = sv.prompt * c_card / link
-        numbers["kv_transfer_time"] = t_kv
-        numbers["kv_link"] = link_name
-        # c is the whole model's (every GPU sends its slice at once over W_kv, the replica's links): printed c, as
-        # the glossary defines it, not the c_g ("KV bytes per token on one GPU") a layout's other formulas print
-        blocks["tech_kv"] = replace(_block(r, "tech_kv", "kv_transfer_time", {**env, "W_kv": link, "c": c_card}, {}),
-                                    symbols={"c": r.symbols_tex["c"]})
-    # where the expert-parallel group is wider than a replica (ep > tp) no replica serves alone: each pool is a whole
-    # number of groups, of the deployment the chapter sizes for its users (gpus_for_users: whole groups already;
-    # without users the layout's dp replicas), the pools' rate the lesser of the two (whole_group_pools)
-    par = r.spec.parallelism or Parallelism()
-    from genreport.model.serving_report import ep_group_replicas
+        par_kv = r.spec.parallelism or Parallelism()
+        link, link_name = kv_link(r.spec.hardware, par_kv, pool_unit_gpus(par_kv))  # the pools: replicas or whole groups
+        t_kv = None
+        if link:  # every GPU of the replica sends its own slice of the prompt's cache at once
+            from genreport.model.serving import prompt_cache_c
 
-    group = ep_group_replicas(par)
-    # the shares are the balanced pools'; in whole replicas of the deployment (the users', else the layout's dp), the
-    # nearest split (a review read 66% / 34% of one tp 8 replica, which no deployment of one replica can build)
-    users = r.serving.get("replicas_for_users")
-    deployed = users if users else par.dp
-    pre, dec, replicas = whole_group_pools(share, deployed, 1)
-    whose = "the users'" if users else "the layout's"
-    split = (f" ({whose} {deployed:,} replica{'s' if deployed > 1 else ''} cannot be split: at least 2, {pre:,} "
-             f"prefill and {dec:,} decode)" if replicas > deployed else
-             f" (of {whose} {replicas:,} replicas, {pre:,} prefill and {dec:,} decode)")
-    setting = (f"{_pool_share(share)} of the {noun}s prefill, {_pool_share(1 - share)} decode, in replicas of this "
-               "layout" + split + piped)
-    gain = 1 - share
-    balanced = (f"balanced: a prefill replica serves {fmt.sig3(stages / t_prefill)} prompts/s"
-                + (f" (a prompt every {fmt.time(t_prefill)} / {stages}, its pass through the {stages} stages, each "
-                   "stage's ledger in turn)" if stages > 1 else "")
-                + (f" (a prompt occupying its replica {fmt.time(t_prefill)} while the group's "
-                   f"{group:,} replicas all prefill)" if group > 1 else "")
-                + ", a decode replica retires ")
-    whole = ""
-    if group > 1:  # the layout's dp replicas in whole groups where no users are asked
-        deployed = users if users else -(-par.dp // group) * group
-        pre, dec, replicas = whole_group_pools(share, deployed, group)
-        g_gpus = group * par.replica_gpus
-        rate_p, rate_d = pre * group * stages / t_prefill, dec * group * pool_rate  # requests/s of each pool
-        gain = min(rate_p, rate_d) / (replicas * pool_rate)
-        setting = (f"{pre:,} of {pre + dec:,} expert-parallel groups of {g_gpus:,} {noun}s prefill, {dec:,} decode"
-                   + (f" ({whose} {deployed * par.replica_gpus:,} {noun}s are one group: disaggregation needs at least "
-                      f"2, {replicas * par.replica_gpus:,} {noun}s)" if replicas > deployed
-                      else f" ({whose} {replicas * par.replica_gpus:,} {noun}s)") + piped)
-        whole = (f"; in whole groups the lesser of the pools: {pre:,} prefill group{'s serve' if pre > 1 else ' serves'} "
-                 f"{fmt.sig3(rate_p)} prompts/s, {dec:,} decode group{'s retire' if dec > 1 else ' retires'} "
-                 f"{_retire(rate_d, ' requests/s')}")
-        numbers.update({"pool_group_gpus": g_gpus, "pool_prefill_groups": pre, "pool_decode_groups": dec,
-                        "pool_gpus": replicas * par.replica_gpus, "pool_users_gpus": deployed * par.replica_gpus,
-                        "pool_prefill_rate": rate_p, "pool_decode_rate": rate_d, "pool_gain": gain})
-    # against one pool of the same replicas that prefills whole prompts between its rounds (aggregated_tpot), at the
-    # largest batch whose TPOT meets the target (plan --disaggregate's one pool): the same work per request, so the
-    # pools gain only where the target holds the one pool to a smaller batch (DistServe, section 2)
-    pools_gpu = d_gpu * gain  # the pools' tok/s per GPU, the prefill pool's GPUs counted
-    one = one_pool(r, d_batch, t_prefill)
-    before, tpot0, against = per_gpu, tpot, ""
-    if one is not None:
-        before, tpot0 = one["tokens_per_s_gpu"], one["tpot"]
-        gain = pools_gpu / before if before > 0 else math.inf
-        at = (f"meets the {fmt.time(sv.tpot)} TPOT target up to batch {one['batch']:,}" if one["batch"]
-              else f"misses the {fmt.time(sv.tpot)} TPOT target even at batch 1") if sv.tpot is not None \
-            else f"at batch {d_batch:,} (no TPOT target)"
-        # where the pools' own TPOT misses the target too, neither meets it: no gain to claim (QA of stop 71: "the
-        # pools 4.21x" beside their 16.8 ms TPOT and a 1 ms target)
-        both_miss = sv.tpot is not None and not one["batch"] and d_tpot > sv.tpot
-        against = (f"; one pool of these replicas that prefills between its rounds {at}: "
-                   f"{fmt.num(before)} tok/s per {noun}, "  # a rate of tokens: page 1's digits
-                   + (f"and the pools' {fmt.time(d_tpot)} TPOT misses it too: neither meets the target" if both_miss
-                      else f"the pools {gain:.2f}×"))
-        numbers.update({"one_pool_batch": one["batch"], "one_pool_tpot": one["tpot"], "one_pool_round": one["round"],
-                        "one_pool_tokens_per_s_gpu": before, "pool_tokens_per_s_gpu": pools_gpu})
-        blocks["tech_one_pool"] = _block(r, "tech_one_pool", "aggregated_tpot",
-                                         {"B": float(max(one["batch"], 1)), "T_out": float(sv.output),
-                                          "t_pr": t_prefill, "t_s": one["round"]},
-                                         {"batch": max(one["batch"], 1), "context": int(last)})
-    rows.append({"technique": "prefill/decode disaggregation",
-                 "setting": setting,
-                 "ttft": (ttft, ttft_h + (t_kv or 0.0)), "tpot": (tpot0, d_tpot),
-                 "per_gpu": (before, pools_gpu),
-                 "usd": (usd * per_gpu / before if usd is not None and before > 0 else None,
-                         usd * per_gpu / pools_gpu if usd is not None and pools_gpu > 0 else None),
-                 "gain": gain,
-                 "ends": balanced +
-                         f"{_retire(pool_rate, ' requests/s')} at batch {d_batch:,}, its plain rounds at a "
-                         "request's mean context" + whole
-                         + (f"; one prompt's KV cache crosses the {link_name} link in {fmt.time(t_kv)}"
-                            + (f", each of the replica's {par_kv.replica_gpus} {noun}s sending its slice over its own"
-                               if par_kv.replica_gpus > 1 else "") if t_kv
-                            else f"; one prompt's KV cache transfer is not counted in the TTFT: {link_name}") + against,
-                 "note": "no chunk rides along a decode step and the pools decode plainly (each row one technique; plan "
-                         "--speculative --disaggregate takes both); the pools balanced at the mean round, the steady "
-                         f"state's; tok/s per {noun} counts the prefill pool's {noun}s too; before: one pool that "
-                         "prefills whole prompts between its rounds"})
-    blocks["tech_pools"] = _block(r, "tech_pools", "balanced_prefill_gpus", env_d, {"batch": int(batch)})
-    numbers.update({"prefill_share": share, "prefill_stages": stages, "pool_round": t_round, "pool_rate": pool_rate,
-                    "pool_prefill_time": t_prefill})
+            c_card = prompt_cache_c(r.envs[r.lead], sv.prompt)  # the cache the prompt leaves: held at T_in
+            t_kv = sv.prompt * c_card / link
+            numbers["kv_transfer_time"] = t_kv
+            numbers["kv_link"] = link_name
+            # c is the whole model's (every GPU sends its slice at once over W_kv, the replica's links): printed c, as
+            # the glossary defines it, not the c_g ("KV bytes per token on one GPU") a layout's other formulas print
+            blocks["tech_kv"] = replace(_block(r, "tech_kv", "kv_transfer_time", {**env, "W_kv": link, "c": c_card}, {}),
+                                        symbols={"c": r.symbols_tex["c"]})
+        # where the expert-parallel group is wider than a replica (ep > tp) no replica serves alone: each pool is a whole
+        # number of groups, of the deployment the chapter sizes for its users (gpus_for_users: whole groups already;
+        # without users the layout's dp replicas), the pools' rate the lesser of the two (whole_group_pools)
+        par = r.spec.parallelism or Parallelism()
+        from genreport.model.serving_report import ep_group_replicas
+
+        group = ep_group_replicas(par)
+        # the shares are the balanced pools'; in whole replicas of the deployment (the users', else the layout's dp), the
+        # nearest split (a review read 66% / 34% of one tp 8 replica, which no deployment of one replica can build)
+        users = r.serving.get("replicas_for_users")
+        deployed = users if users else par.dp
+        pre, dec, replicas = whole_group_pools(share, deployed, 1)
+        whose = "the users'" if users else "the layout's"
+        split = (f" ({whose} {deployed:,} replica{'s' if deployed > 1 else ''} cannot be split: at least 2, {pre:,} "
+                 f"prefill and {dec:,} decode)" if replicas > deployed else
+                 f" (of {whose} {replicas:,} replicas, {pre:,} prefill and {dec:,} decode)")
+        setting = (f"{_pool_share(share)} of the {noun}s prefill, {_pool_share(1 - share)} decode, in replicas of this "
+                   "layout" + split + piped)
+        gain = 1 - share
+        balanced = (f"balanced: a prefill replica serves {fmt.sig3(stages / t_prefill)} prompts/s"
+                    + (f" (a prompt every {fmt.time(t_prefill)} / {stages}, its pass through the {stages} stages, each "
+                       "stage's ledger in turn)" if stages > 1 else "")
+                    + (f" (a prompt occupying its replica {fmt.time(t_prefill)} while the group's "
+                       f"{group:,} replicas all prefill)" if group > 1 else "")
+                    + ", a decode replica retires ")
+        whole = ""
+        if group > 1:  # the layout's dp replicas in whole groups where no users are asked
+            deployed = users if users else -(-par.dp // group) * group
+            pre, dec, replicas = whole_group_pools(share, deployed, group)
+            g_gpus = group * par.replica_gpus
+            rate_p, rate_d = pre * group * stages / t_prefill, dec * group * pool_rate  # requests/s of each pool
+            gain = min(rate_p, rate_d) / (replicas * pool_rate)
+            setting = (f"{pre:,} of {pre + dec:,} expert-parallel groups of {g_gpus:,} {noun}s prefill, {dec:,} decode"
+                       + (f" ({whose} {deployed * par.replica_gpus:,} {noun}s are one group: disaggregation needs at least "
+                          f"2, {replicas * par.replica_gpus:,} {noun}s)" if replicas > deployed
+                          else f" ({whose} {replicas * par.replica_gpus:,} {noun}s)") + piped)
+            whole = (f"; in whole groups the lesser of the pools: {pre:,} prefill group{'s serve' if pre > 1 else ' serves'} "
+                     f"{fmt.sig3(rate_p)} prompts/s, {dec:,} decode group{'s retire' if dec > 1 else ' retires'} "
+                     f"{_retire(rate_d, ' requests/s')}")
+            numbers.update({"pool_group_gpus": g_gpus, "pool_prefill_groups": pre, "pool_decode_groups": dec,
+                            "pool_gpus": replicas * par.replica_gpus, "pool_users_gpus": deployed * par.replica_gpus,
+                            "pool_prefill_rate": rate_p, "pool_decode_rate": rate_d, "pool_gain": gain})
+        # against one pool of the same replicas that prefills whole prompts between its rounds (aggregated_tpot), at the
+        # largest batch whose TPOT meets the target (plan --disaggregate's one pool): the same work per request, so the
+        # pools gain only where the target holds the one pool to a smaller batch (DistServe, section 2)
+        pools_gpu = d_gpu * gain  # the pools' tok/s per GPU, the prefill pool's GPUs counted
+        one = one_pool(r, d_batch, t_prefill)
+        before, tpot0, against = per_gpu, tpot, ""
+        if one is not None:
+            before, tpot0 = one["tokens_per_s_gpu"], one["tpot"]
+            gain = pools_gpu / before if before > 0 else math.inf
+            at = (f"meets the {fmt.time(sv.tpot)} TPOT target up to batch {one['batch']:,}" if one["batch"]
+                  else f"misses the {fmt.time(sv.tpot)} TPOT target even at batch 1") if sv.tpot is not None \
+                else f"at batch {d_batch:,} (no TPOT target)"
+            # where the pools' own TPOT misses the target too, neither meets it: no gain to claim (QA of stop 71: "the
+            # pools 4.21x" beside their 16.8 ms TPOT and a 1 ms target)
+            both_miss = sv.tpot is not None and not one["batch"] and d_tpot > sv.tpot
+            against = (f"; one pool of these replicas that prefills between its rounds {at}: "
+                       f"{fmt.num(before)} tok/s per {noun}, "  # a rate of tokens: page 1's digits
+                       + (f"and the pools' {fmt.time(d_tpot)} TPOT misses it too: neither meets the target" if both_miss
+                          else f"the pools {gain:.2f}×"))
+            numbers.update({"one_pool_batch": one["batch"], "one_pool_tpot": one["tpot"], "one_pool_round": one["round"],
+                            "one_pool_tokens_per_s_gpu": before, "pool_tokens_per_s_gpu": pools_gpu})
+            blocks["tech_one_pool"] = _block(r, "tech_one_pool", "aggregated_tpot",
+                                             {"B": float(max(one["batch"], 1)), "T_out": float(sv.output),
+                                              "t_pr": t_prefill, "t_s": one["round"]},
+                                             {"batch": max(one["batch"], 1), "context": int(last)})
+        rows.append({"technique": "prefill/decode disaggregation",
+                     "setting": setting,
+                     "ttft": (ttft, ttft_h + (t_kv or 0.0)), "tpot": (tpot0, d_tpot),
+                     "per_gpu": (before, pools_gpu),
+                     "usd": (usd * per_gpu / before if usd is not None and before > 0 else None,
+                             usd * per_gpu / pools_gpu if usd is not None and pools_gpu > 0 else None),
+                     "gain": gain,
+                     "ends": balanced +
+                             f"{_retire(pool_rate, ' requests/s')} at batch {d_batch:,}, its plain rounds at a "
+                             "request's mean context" + whole
+                             + (f"; one prompt's KV cache crosses the {link_name} link in {fmt.time(t_kv)}"
+                                + (f", each of the replica's {par_kv.replica_gpus} {noun}s sending its slice over its own"
+                                   if par_kv.replica_gpus > 1 else "") if t_kv
+                                else f"; one prompt's KV cache transfer is not counted in the TTFT: {link_name}") + against,
+                     "note": "no chunk rides along a decode step and the pools decode plainly (each row one technique; plan "
+                             "--speculative --disaggregate takes both); the pools balanced at the mean round, the steady "
+                             f"state's; tok/s per {noun} counts the prefill pool's {noun}s too; before: one pool that "
+                             "prefills whole prompts between its rounds"})
+        blocks["tech_pools"] = _block(r, "tech_pools", "balanced_prefill_gpus", env_d, {"batch": int(batch)})
+        numbers.update({"prefill_share": share, "prefill_stages": stages, "pool_round": t_round, "pool_rate": pool_rate,
+                        "pool_prefill_time": t_prefill})
     from genreport.formulas.architecture import bounded_layers
 
     # the KV cache room's bytes per token (one GPU's): c_h what a sequence holds, averaged over the request's

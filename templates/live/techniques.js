@@ -602,6 +602,8 @@ const GR_SERVING = (() => {
       Object.assign(n, {prefix_capacity_before: c0, prefix_capacity_after: c1, prefix_ttft: ttftH, prefix_prefill: busyH});
     }
 
+    // none where a request generates one token: no decode pool has work (techniques.report)
+    if (sv.output < 2) return out;
     // prefill/decode disaggregation: pools of this layout balanced for the request shape; the KV cache's link
     // where the layout has pipeline stages each prefill replica is a pipeline admitting a prompt every TTFT / pp
     const stages = par.pp || 1;

@@ -1197,107 +1197,109 @@ def root(context, missing=missing):
                             yield ', where the curves stop: the TTFT tail does not bind'
                         yield '.'
                     yield '</p>\n'
-            yield '<p>Disaggregation: pools balanced for this request shape put this share of the '
-            yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
-            yield 's on prefill, each prompt taking\nt<sub>p,R</sub> at a prefill replica: '
-            if ('prefix_capacity_after' in (undefined(name='n') if l_0_n is missing else l_0_n)):
+            if t_14(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_pools')):
                 pass
-                yield "the prompt's uncached part alone at the layout, its collectives\nincluded (the prefix caching row's)"
-            else:
-                pass
-                yield "the whole prompt with the layout's collectives"
-            if (environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'prefill_stages') > 1):
-                pass
-                yield ", its pass\nthrough the stages, each stage's ledger in turn"
-            elif ('prefix_capacity_after' not in (undefined(name='n') if l_0_n is missing else l_0_n)):
-                pass
-                if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ep_group_replicas') > 1):
+                yield '<p>Disaggregation: pools balanced for this request shape put this share of the '
+                yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
+                yield 's on prefill, each prompt taking\nt<sub>p,R</sub> at a prefill replica: '
+                if ('prefix_capacity_after' in (undefined(name='n') if l_0_n is missing else l_0_n)):
                     pass
-                    yield ', with every replica of its expert group prefilling one at once (the TTFT above is one prompt alone)'
+                    yield "the prompt's uncached part alone at the layout, its collectives\nincluded (the prefix caching row's)"
                 else:
                     pass
-                    yield ', the TTFT above'
-            yield " (not the rate figure's\nt<sub>p</sub>, the uncached prompt on one "
-            yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
-            yield "'s slice)"
-            if (environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'prefill_stages') > 1):
-                pass
-                yield '; each\nprefill replica a pipeline of k<sub>pp</sub> = '
-                yield escape(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'prefill_stages'))
-                yield " stages that admits a prompt every t<sub>p,R</sub> / k<sub>pp</sub>, each prompt's\nfirst token at its TTFT (DistServe, section 3.1; a whole replica, k<sub>pp</sub> = 1, admits one every t<sub>p,R</sub>)"
-            yield ':</p>\n<div class="static-fx" data-static>'
-            yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_pools'), False))
-            yield '</div>\n'
-            if t_14(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_one_pool')):
-                pass
-                yield '<p data-static>The row\'s "before" is one pool of these replicas that prefills whole prompts between its decode\nrounds, each round\'s users waiting for the prompts that replace the sequences it finishes (the same work per request\nas the pools, <code>plan --disaggregate</code>\'s one pool)'
-                if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_target'):
+                    yield "the whole prompt with the layout's collectives"
+                if (environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'prefill_stages') > 1):
                     pass
-                    yield ', at the largest batch whose TPOT meets the target:\n'
-                    if environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'one_pool_batch'):
+                    yield ", its pass\nthrough the stages, each stage's ledger in turn"
+                elif ('prefix_capacity_after' not in (undefined(name='n') if l_0_n is missing else l_0_n)):
+                    pass
+                    if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ep_group_replicas') > 1):
                         pass
-                        yield 'batch '
-                        yield escape(t_6(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'one_pool_batch')))
+                        yield ', with every replica of its expert group prefilling one at once (the TTFT above is one prompt alone)'
                     else:
                         pass
-                        yield "none, even one sequence misses it (batch 1's numbers shown)"
-                else:
-                    pass
-                    yield ", at the chapter's batch (no TPOT target)"
-                yield '. The pools\ngain only where the TPOT target holds that pool to a smaller batch than the decode pool runs (DistServe, section 2):</p>\n<div class="static-fx" data-static>'
-                yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_one_pool'), False))
-                yield '</div>'
-            if t_14(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'pool_group_gpus')):
-                pass
-                yield '<p data-static>An expert-parallel group here spans '
-                yield escape(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'pool_group_gpus'))
-                yield ' '
+                        yield ', the TTFT above'
+                yield " (not the rate figure's\nt<sub>p</sub>, the uncached prompt on one "
                 yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
-                yield 's (ep &gt; tp): no replica\nruns its MoE layers alone, so each pool is a whole number of groups, p = round(n<sub>P</sub><sup>*</sup> &times; the groups)\nprefill groups, at least 1 and at most all but one, the rest decode. '
-                if (environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'pool_gpus') > environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'pool_users_gpus')):
+                yield "'s slice)"
+                if (environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'prefill_stages') > 1):
                     pass
-                    yield 'The users take '
-                    yield escape(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'pool_users_gpus'))
+                    yield '; each\nprefill replica a pipeline of k<sub>pp</sub> = '
+                    yield escape(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'prefill_stages'))
+                    yield " stages that admits a prompt every t<sub>p,R</sub> / k<sub>pp</sub>, each prompt's\nfirst token at its TTFT (DistServe, section 3.1; a whole replica, k<sub>pp</sub> = 1, admits one every t<sub>p,R</sub>)"
+                yield ':</p>\n<div class="static-fx" data-static>'
+                yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_pools'), False))
+                yield '</div>\n'
+                if t_14(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_one_pool')):
+                    pass
+                    yield '<p data-static>The row\'s "before" is one pool of these replicas that prefills whole prompts between its decode\nrounds, each round\'s users waiting for the prompts that replace the sequences it finishes (the same work per request\nas the pools, <code>plan --disaggregate</code>\'s one pool)'
+                    if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_target'):
+                        pass
+                        yield ', at the largest batch whose TPOT meets the target:\n'
+                        if environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'one_pool_batch'):
+                            pass
+                            yield 'batch '
+                            yield escape(t_6(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'one_pool_batch')))
+                        else:
+                            pass
+                            yield "none, even one sequence misses it (batch 1's numbers shown)"
+                    else:
+                        pass
+                        yield ", at the chapter's batch (no TPOT target)"
+                    yield '. The pools\ngain only where the TPOT target holds that pool to a smaller batch than the decode pool runs (DistServe, section 2):</p>\n<div class="static-fx" data-static>'
+                    yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_one_pool'), False))
+                    yield '</div>'
+                if t_14(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'pool_group_gpus')):
+                    pass
+                    yield '<p data-static>An expert-parallel group here spans '
+                    yield escape(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'pool_group_gpus'))
                     yield ' '
                     yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
-                    yield 's, one group, which\ncannot be split: disaggregation needs at least two, so the row splits '
-                    yield escape(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'pool_gpus'))
-                else:
+                    yield 's (ep &gt; tp): no replica\nruns its MoE layers alone, so each pool is a whole number of groups, p = round(n<sub>P</sub><sup>*</sup> &times; the groups)\nprefill groups, at least 1 and at most all but one, the rest decode. '
+                    if (environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'pool_gpus') > environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'pool_users_gpus')):
+                        pass
+                        yield 'The users take '
+                        yield escape(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'pool_users_gpus'))
+                        yield ' '
+                        yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
+                        yield 's, one group, which\ncannot be split: disaggregation needs at least two, so the row splits '
+                        yield escape(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'pool_gpus'))
+                    else:
+                        pass
+                        yield "The row splits the users' "
+                        yield escape(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'pool_gpus'))
+                    yield ' '
+                    yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
+                    yield 's: '
+                    yield escape(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'pool_prefill_groups'))
+                    yield '\ngroup'
+                    if (environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'pool_prefill_groups') > 1):
+                        pass
+                        yield 's prefill'
+                    else:
+                        pass
+                        yield ' prefills'
+                    yield ', '
+                    yield escape(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'pool_decode_groups'))
+                    yield ' decode'
+                    if (environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'pool_decode_groups') == 1):
+                        pass
+                        yield 's'
+                    yield ', and the pools serve the lesser of their rates,\nmin('
+                    yield escape(t_10(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'pool_prefill_rate')))
+                    yield ', '
+                    yield escape(t_10(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'pool_decode_rate')))
+                    yield ') requests/s: tok/s per '
+                    yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
+                    yield ' '
+                    yield escape(t_3('%.0f', (100 * environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'pool_gain'))))
+                    yield "% of the same replicas' decoding alone.</p>\n"
+                if t_14(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_kv')):
                     pass
-                    yield "The row splits the users' "
-                    yield escape(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'pool_gpus'))
-                yield ' '
-                yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
-                yield 's: '
-                yield escape(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'pool_prefill_groups'))
-                yield '\ngroup'
-                if (environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'pool_prefill_groups') > 1):
-                    pass
-                    yield 's prefill'
-                else:
-                    pass
-                    yield ' prefills'
-                yield ', '
-                yield escape(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'pool_decode_groups'))
-                yield ' decode'
-                if (environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'pool_decode_groups') == 1):
-                    pass
-                    yield 's'
-                yield ', and the pools serve the lesser of their rates,\nmin('
-                yield escape(t_10(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'pool_prefill_rate')))
-                yield ', '
-                yield escape(t_10(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'pool_decode_rate')))
-                yield ') requests/s: tok/s per '
-                yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
-                yield ' '
-                yield escape(t_3('%.0f', (100 * environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'pool_gain'))))
-                yield "% of the same replicas' decoding alone.</p>\n"
-            if t_14(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_kv')):
-                pass
-                yield '<div class="static-fx" data-static>'
-                yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_kv'), False))
-                yield '</div>'
+                    yield '<div class="static-fx" data-static>'
+                    yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_kv'), False))
+                    yield '</div>'
         yield '</section>\n'
 
 blocks = {}
-debug_info = '1=121&2=130&3=132&4=136&5=140&6=142&7=146&8=154&9=166&10=168&11=181&12=183&13=188&15=200&17=210&18=219&21=223&22=229&23=248&25=254&26=256&27=274&28=282&29=286&30=293&31=300&34=310&35=415&36=429&37=491&39=540&40=578&41=599&42=687&43=693&44=699&45=713&48=715&51=718&52=735&53=737&54=741&55=743&57=755&58=757&59=765&60=773&61=777&64=793&66=805&68=808&71=810&72=812&75=818&77=822&78=827&81=829&82=832&83=866&84=868&86=871&87=873&88=875&91=878&92=880&93=914&94=943&95=956&96=967&97=1024&98=1033&99=1037&100=1051&101=1063&102=1073&103=1075&106=1080&108=1097&109=1157&110=1175&111=1182&112=1191&115=1201&116=1203&117=1209&118=1212&119=1221&120=1226&122=1229&123=1231&125=1234&126=1237&128=1248&129=1250&131=1257&132=1264&133=1274&134=1287&136=1295'
+debug_info = '1=121&2=130&3=132&4=136&5=140&6=142&7=146&8=154&9=166&10=168&11=181&12=183&13=188&15=200&17=210&18=219&21=223&22=229&23=248&25=254&26=256&27=274&28=282&29=286&30=293&31=300&34=310&35=415&36=429&37=491&39=540&40=578&41=599&42=687&43=693&44=699&45=713&48=715&51=718&52=735&53=737&54=741&55=743&57=755&58=757&59=765&60=773&61=777&64=793&66=805&68=808&71=810&72=812&75=818&77=822&78=827&81=829&82=832&83=866&84=868&86=871&87=873&88=875&91=878&92=880&93=914&94=943&95=956&96=967&97=1024&98=1033&99=1037&100=1051&101=1063&102=1073&103=1075&106=1080&108=1097&109=1157&110=1175&111=1182&112=1191&115=1200&116=1205&117=1211&118=1214&119=1223&120=1228&122=1231&123=1233&125=1236&126=1239&128=1250&129=1252&131=1259&132=1266&133=1276&134=1289&136=1297'
