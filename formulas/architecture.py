@@ -314,6 +314,23 @@ def prefill_attended_fraction(m, tokens):
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(tokens > 0, out / (m.layers * full), 1.0)
 
+def prefill_attended_fraction_after(m, tokens, cached):
+    """g of ``tokens`` prompt positions that follow ``cached`` positions a prefix cache already holds: the pairs they
+    attend to, A(cached + tokens) - A(cached) with A(x) = g(x) x^2 / 2 a layer (:func:`prefill_attended_fraction`),
+    over the ((cached + tokens)^2 - cached^2) / 2 pairs causal attention without windows gives them.  A prompt's
+    uncached part attends to its cached prefix too; a windowed layer's positions past the window attend to w each,
+    cached or not.  g(tokens) where nothing is cached; 1 without windows or chunks."""
+    c = np.asarray(cached, dtype=float)
+    if not np.any(c > 0):
+        return prefill_attended_fraction(m, tokens)
+    t = np.asarray(tokens, dtype=float)
+    if not local_layers(m) and not chunked_layers(m):
+        return np.ones(np.broadcast(t, c).shape)
+    total = t + c
+    pairs = [prefill_attended_fraction(m, x) * x * x / 2.0 for x in (total, c)]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(t > 0, (pairs[0] - pairs[1]) / ((total * total - c * c) / 2.0), 1.0)
+
 # ----------------------------------------------------------------------------------------------- KV headlines
 
 def kv_bytes_per_token_global(m, b_kv: float) -> float:

@@ -273,22 +273,26 @@ def mixed_flops(B=B, S=S, C_p=C_p):
     """FLOPs of a mixed step [FLOP]: B decode tokens at context S and C_p prompt tokens of T_in-token prompts.
 
     2 N_a B + 4 L H_q d_h B S for the decode tokens; for the prompt tokens the blocks 2 N_p C_p, the causal
-    attention 2 L H_q d_hp C_p T_in (a prompt's 2 L H_q d_hp T_in^2 spread over its tokens) and the head 2 V d
-    once per prompt finished (C_p / T_in of one).  Each part in its own attention form: with MLA the decode tokens
-    attend in the absorbed form (d_h; DeepSeek-V3 544), the chunk in the decompressed (MHA) form a prefill runs
-    (d_hp = (192 + 128) / 2 = 160), as vLLM's and SGLang's MLA backends split a mixed batch into its decode and
-    prefill parts; d_hp = d_h for other attention.  B = 0 and C_p = T_in give a whole prefill's FLOPs."""
-    return (decode.decode_flops(B, S) + 2 * N_p * C_p + 2 * L * H_q * d_hp * C_p * T_in
-            + 2 * V * d * C_p / T_in)
+    attention 2 L H_q d_hp C_p T_in (1 + h_p) (the T_in (1 - h_p) uncached tokens of a prompt whose first h_p T_in a
+    prefix cache holds attend to the positions before them, cached ones too: 2 L H_q d_hp T_in^2 (1 - h_p^2) spread
+    over them, as :func:`request_flops` counts a prompt) and the head 2 V d once per prompt finished (C_p / (T_in (1
+    - h_p)) of one).  Each part in its own attention form: with MLA the decode tokens attend in the absorbed form
+    (d_h; DeepSeek-V3 544), the chunk in the decompressed (MHA) form a prefill runs (d_hp = (192 + 128) / 2 = 160),
+    as vLLM's and SGLang's MLA backends split a mixed batch into its decode and prefill parts; d_hp = d_h for other
+    attention.  B = 0 and C_p = T_in (1 - h_p) give the prefill of a prompt's uncached tokens."""
+    return (decode.decode_flops(B, S) + 2 * N_p * C_p + 2 * L * H_q * d_hp * C_p * T_in * (1 + h_p)
+            + 2 * V * d * C_p / (T_in * (1 - h_p)))
 
 
 def mixed_bytes(B=B, S=S, C_p=C_p):
     """Bytes of a mixed step [B]: the weights once, each decode sequence's cache (S c + a), the chunk's KV written
-    (C_p c) and, for each of its C_p / s chunks, the prompt's cache before it read once (on average (T_in - s) / 2
-    tokens), s = min(s_c, T_in): a budget of a whole prompt or more takes it in one chunk, which reads nothing
-    before it.  C_p = 0 is a decode step's bytes; one whole prompt (s_c = C_p = T_in) a prefill's."""
-    s = sp.Min(s_c, T_in)
-    return decode.decode_bytes(B, S) + C_p * c + (C_p / s) * c * (T_in - s) / 2
+    (C_p c) and, for each of its C_p / s chunks, the prompt's cache before it read once (on average (T_in (1 + h_p) -
+    s) / 2 tokens: the cached prefix h_p T_in and the uncached chunks before it), s = min(s_c, T_in (1 - h_p)): a
+    budget of a prompt's whole uncached part or more takes it in one chunk, which reads only the cached prefix (as
+    :func:`request_bytes` counts a request's chunks).  C_p = 0 is a decode step's bytes; one whole prompt (h_p = 0,
+    s_c = C_p = T_in) a prefill's."""
+    s = sp.Min(s_c, T_in * (1 - h_p))
+    return decode.decode_bytes(B, S) + C_p * c + (C_p / s) * c * (T_in * (1 + h_p) - s) / 2
 
 
 def mixed_intensity(B=B, S=S, C_p=C_p):
@@ -558,7 +562,8 @@ def prefix_capacity_batch(S=S):
 
 def prefill_alone_time():
     """Prefill of one prompt's uncached T_in (1 - h_p) tokens alone on the GPU, at least [s]: a mixed step with no
-    decode tokens and the whole prompt as its one chunk (s_c = T_in), max(F / P, Q / W)."""
+    decode tokens and the whole uncached prompt as its one chunk (s_c = T_in), max(F / P, Q / W): its tokens attend
+    to the cached prefix too, and read its cache once."""
     prompt = T_in * (1 - h_p)
     return _step_time(mixed_flops(0, S, prompt), mixed_bytes(0, S, prompt)).subs(s_c, T_in)
 

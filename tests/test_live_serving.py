@@ -181,6 +181,10 @@ WHATIFS = [
     # a 2-token output (QA review): the prompts take the compute (B_P = 0: "no sequence", "nor decoding plainly",
     # never "at most 0 sequences"), and the pools' prefill share past 99% ("99.xx%", never "100% ... 0% decode")
     (SERVING[0], ["serving.output=2"]),
+    # a windowed model with half of each prompt cached (stop 88's review): the uncached tokens attend to the cached
+    # prefix, each windowed layer's positions to its window (architecture.prefill_attended_fraction_after), in the
+    # page's prefix TTFT and its prompts' compute batch too
+    (SERVING[0], ["model=gemma-3-27b", "parallelism.tp=2", "serving.prompt=16k", "serving.prefix_hit=0.5"]),
     # a one-token request (the hostile review of stop 88): no decode pool has work, so no disaggregation row (it read
     # "min(48, ∞) requests/s" for DeepSeek-V3's expert-parallel groups), in the page too
     (SERVING[1], ["serving.output=1"]),

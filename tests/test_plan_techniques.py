@@ -504,8 +504,9 @@ def test_the_pools_prefill_the_uncached_part_of_a_prompt():
     prefix caching and chunked prefill rows prefill the uncached half, but the disaggregation row balanced its pools
     with the whole prompt's TTFT (Qwen2.5 72B fp8 on 2 GB200: 65% of the GPUs prefilling, each prefill replica
     16.75 prompts/s, where the uncached half takes 29.9 ms: 48%, 33.49 prompts/s).  A prefill replica now takes
-    the uncached part alone at the layout, the prefix caching row's TTFT (a 2k prompt's: compute-bound, a little
-    under half the 4k one's), and the balance is DistServe's over that."""
+    the uncached part alone at the layout, the prefix caching row's TTFT (more than a fresh 2k prompt's: its tokens
+    attend to the cached half too; compute-bound, a little over half the 4k one's), and the balance is DistServe's
+    over that."""
     from shared import evaluated
 
     r = evaluated("llama70b-h100-tp8.yaml", ("serving.prefix_hit=0.5",))
@@ -513,8 +514,7 @@ def test_the_pools_prefill_the_uncached_part_of_a_prompt():
     n, rows = tech["numbers"], {x["technique"]: x for x in tech["rows"]}
     ttft = rows["prefix caching"]["ttft"]
     two_k = evaluated("llama70b-h100-tp8.yaml", ("serving.prompt=2048",)).serving["rows"][-1]["bound"]
-    assert ttft[1] == pytest.approx(two_k["ttft"], rel=1e-12) == n["prefix_ttft"]
-    assert 0.45 * ttft[0] < ttft[1] < 0.5 * ttft[0]
+    assert ttft[1] == n["prefix_ttft"] and two_k["ttft"] < ttft[1] < 0.55 * ttft[0]
     pools = rows["prefill/decode disaggregation"]
     t_p, retires = ttft[1], n["pool_rate"]  # one decode replica's requests/s at the chapter's batch
     assert n["prefill_share"] == pytest.approx(retires * t_p / (retires * t_p + 1), rel=1e-12)  # rates balanced

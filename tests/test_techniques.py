@@ -18,6 +18,7 @@ from genreport.formulas.quantities import _prefill_bytes, _prefill_flops
 LLAMA8B_H100 = {  # seed 003's accounting: every parameter read and used, no activation traffic
     "N": 8.03e9, "N_a": 8.03e9, "N_e": 0.0, "N_p": 8.03e9 - 2 * 128256 * 4096, "L": 32, "d": 4096, "H_q": 32,
     "d_h": 128, "d_hp": 128, "V": 128256, "b": 2.0, "c": 131072.0, "c_h": 131072.0, "a": 0.0, "P": 989.4e12, "W": 3.35e12, "C": 80 * 2**30,
+    "h_p": 0.0,  # no prefix cache
 }
 
 

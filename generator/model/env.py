@@ -458,17 +458,19 @@ class Env:
         return card["N_a"] + (card["N"] - card["N_a"]) * idle, experts * per_routed
 
 
-def prefill_head_dim(model: Model, d_h, tokens, share: float | None = None):
+def prefill_head_dim(model: Model, d_h, tokens, share: float | None = None, cached=0.0):
     """d_h for a pass over a whole prompt of ``tokens`` tokens
     (:func:`genreport.formulas.architecture.prefill_head_dim_for_flops`): MLA runs it in the cheaper, decompressed
     form; any other attention keeps ``d_h``, times the share of the causal attention that windowed and chunked
     layers compute (:func:`genreport.formulas.architecture.prefill_attended_fraction`, 1 without them), on a
-    layout's stages at their ``share`` of global layers (stages.time_share; None: the model's own)."""
+    layout's stages at their ``share`` of global layers (stages.time_share; None: the model's own).  ``cached``: the
+    prompt positions a prefix cache holds before the ``tokens`` (their share of the attention the uncached positions
+    compute, :func:`genreport.formulas.architecture.prefill_attended_fraction_after`)."""
     if model.attention.kind == "mla":
         return np.float64(arch.prefill_head_dim_for_flops(model))
     if not arch.bounded_layers(model):
         return d_h
-    g = at_share(model, share, arch.prefill_attended_fraction(model, tokens), 1.0)
+    g = at_share(model, share, arch.prefill_attended_fraction_after(model, tokens, cached), 1.0)
     return d_h * (np.float64(g) if np.ndim(g) == 0 else g)
 
 

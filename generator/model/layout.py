@@ -462,7 +462,7 @@ def fastest_schedule(values: dict, stages: int, bound: str = "decode_time_bound"
     return best if best.ndim else np.float64(best)
 
 
-def at_prompt(values: dict, env: Env, tokens, fewest: bool = False, steady: bool = False) -> dict:
+def at_prompt(values: dict, env: Env, tokens, fewest: bool = False, steady: bool = False, cached: float = 0.0) -> dict:
     """The layout formulas' values of a pass over a prompt of ``tokens`` tokens (T; d_h in the prefill's form): for
     an MoE, the whole model's N and N_x that the prompt's tokens read, as :func:`at_batch` counts them for a batch of
     that many tokens (a prompt is one micro-batch, its tokens those of a decode step of that batch: E (1 - (1 -
@@ -471,12 +471,19 @@ def at_prompt(values: dict, env: Env, tokens, fewest: bool = False, steady: bool
     picks, the least any routing reads (every token picking the same), for a bound no routing can beat.  b: the mean
     bytes per weight of what is read.  ``steady``: the GPU time the prompt occupies when every replica of an expert
     group wider than a replica prefills at once (m_P = n_EP / n_TP: each GPU runs its replicas' shares of the experts),
-    what rates and prices take; otherwise one prompt alone (m_P = 1: the group's GPUs share its experts), its TTFT."""
+    what rates and prices take; otherwise one prompt alone (m_P = 1: the group's GPUs share its experts), its TTFT.
+    ``cached``: the positions a prefix cache holds before the prompt's ``tokens`` (a prompt's uncached part): its
+    tokens attend to them too, T (T + 2 x cached) / 2 pairs a layer without windows where the formulas count T^2 / 2
+    for a fresh prompt, so d_h takes the ratio (T + 2 x cached) / T (and the share windowed layers compute of those
+    pairs, architecture.prefill_attended_fraction_after)."""
     t = np.asarray(tokens, dtype=float)
     m_p = prompt_group(env) if steady else 1.0
-    out = dict(values, T=t, d_h=prefill_head_dim(env.model, values["d_h"], tokens), m_P=np.float64(m_p))
+    d_h = prefill_head_dim(env.model, values["d_h"], tokens, cached=cached)
+    if cached > 0:
+        d_h = d_h * (t + 2.0 * cached) / t
+    out = dict(values, T=t, d_h=d_h, m_P=np.float64(m_p))
     if arch.bounded_layers(env.model) and env.model.attention.kind != "mla":  # each stage's own attention
-        g = arch.prefill_attended_fraction(env.model, t)
+        g = arch.prefill_attended_fraction_after(env.model, t, cached)
         out["kappa_B"], out["kappa_L"], out["kappa_F"] = kappas(env.model, env.cut.pp, g, 1.0)
     if env.model.moe is not None:  # the experts the m_P prompts' tokens touch: a prompt alone, its own
         out["N"], out["N_x"] = env.read(np.ones_like(t) if fewest else t, m_p)
@@ -525,13 +532,13 @@ def prompt_group(env: Env) -> float:
     return prompt_group_of(env.cut)
 
 
-def occupancy(q, qids, values: dict, env: Env, tokens, alone: dict) -> dict:
+def occupancy(q, qids, values: dict, env: Env, tokens, alone: dict, cached: float = 0.0) -> dict:
     """Each quantity of ``qids`` at what a prompt of ``tokens`` occupies its replica for in a steady state (every
     replica of an expert group wider than a replica prefilling: :func:`at_prompt`'s ``steady``), given ``alone``, the
     same quantities of the prompt alone, which it is where the group is inside the replica."""
     if prompt_group(env) == 1.0:
         return {qid: alone[qid] for qid in qids}
-    steady = at_prompt(values, env, tokens, steady=True)
+    steady = at_prompt(values, env, tokens, steady=True, cached=cached)
     return {qid: q[qid](steady) for qid in qids}
 
 

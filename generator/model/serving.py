@@ -259,7 +259,8 @@ def compute_batch_values(env, par: Parallelism, prompt: int, output: int, tpot: 
     v = {k: float(np.ravel(np.asarray(x, dtype=float))[0]) for k, x in env.at(context=mean).items()}
     v.update(T_in=float(prompt), T_out=float(output), h_p=float(prefix_hit), theta=float(tpot),
              n_TP=float(par.tp), n_St=float(par.pp),
-             d_hp=float(prefill_head_dim(env.model, float(env.values["d_h"]), float(prompt) * (1 - prefix_hit))))
+             d_hp=float(prefill_head_dim(env.model, float(env.values["d_h"]), float(prompt) * (1 - prefix_hit),
+                                         cached=float(prompt) * prefix_hit)))
     if speculative is not None:
         k = speculative[0]
         n_v = speculative[3] if len(speculative) > 3 else k + 1

@@ -101,19 +101,30 @@ def _inputs(r, batch: float, context: float) -> dict:
     from genreport.model.serving import held_mean_c
 
     env["c_h"] = held_mean_c(r.envs[r.lead], sv.prompt, sv.output)  # what a sequence holds, the KV cache room's
-    env["d_hp"] = prompt_head_dim(r, float(sv.prompt) * (1 - sv.prefix_hit))
+    env["d_hp"] = prompt_head_dim(r, float(sv.prompt) * (1 - sv.prefix_hit), float(sv.prompt) * sv.prefix_hit)
     return env
 
 
-def prompt_head_dim(r, tokens: float) -> float:
-    """d_hp: the head dim of a prompt's attention (a chunk, a prefill alone) over its ``tokens`` uncached tokens
-    (env.prefill_head_dim): MLA in its decompressed form, where the decode tokens take the absorbed form's d_h;
-    other attention the unwindowed d_h times the share of the prompt's causal attention its windowed and chunked
-    layers compute (architecture.prefill_attended_fraction at ``tokens``), not the decode context's window share
-    (Gemma 3 27B at a 32k prompt: 2 L H_q d_hp T_in^2 with the prefill's g(T), as the layout's prefill counts it)."""
+def _past_target(step: float, target: float | None) -> str:
+    """Words for a round with a chunk that takes longer than the TPOT target (a review found the row's 47.9 ms beside
+    a 40 ms target without a word); none where it meets it or there is no target."""
+    if target is None or not step > target:
+        return ""
+    from genreport.present import fmt
+
+    return f"; a round with a chunk takes {fmt.time(step)}, past the {fmt.time(target)} TPOT target"
+
+
+def prompt_head_dim(r, tokens: float, cached: float = 0.0) -> float:
+    """d_hp: the head dim of a prompt's attention (a chunk, a prefill alone) over its ``tokens`` uncached tokens after
+    the ``cached`` a prefix cache holds (env.prefill_head_dim): MLA in its decompressed form, where the decode tokens
+    take the absorbed form's d_h; other attention the unwindowed d_h times the share of the uncached tokens' causal
+    attention its windowed and chunked layers compute (architecture.prefill_attended_fraction_after), not the decode
+    context's window share (Gemma 3 27B at a 32k prompt: 2 L H_q d_hp T_in^2 with the prefill's g(T), as the
+    layout's prefill counts it)."""
     from genreport.model.env import prefill_head_dim
 
-    return float(prefill_head_dim(r.spec.model, float(r.envs[r.lead].values["d_h"]), float(tokens)))
+    return float(prefill_head_dim(r.spec.model, float(r.envs[r.lead].values["d_h"]), float(tokens), cached=cached))
 
 
 # The quantities of one mixed step at a batch: their chunk C_p is what the budget leaves beside that batch's decode
@@ -575,8 +586,9 @@ def uncached_prefill(r) -> tuple[float, float]:
     h_p), 1) tokens, prefilled alone at the spec's layout (``prefill_time_bound``; the occupancy its pass,
     ``prefill_pass_bound``, every replica of a wider expert group prefilling: layout.occupancy), as the chapter's TTFT
     takes the whole prompt.  The weights are still read once and the collectives still run: a 99% hit does not make
-    the first token 100 times sooner.  The uncached tokens' attention to the cached prefix and its KV reads are left
-    out, so it stays a bound."""
+    the first token 100 times sooner.  The uncached tokens attend to the cached prefix too (at_prompt's ``cached``:
+    (1 + h_p) / (1 - h_p) the attention of a fresh prompt of as many tokens, windows counted); the prefix's KV reads
+    are left out, so it stays a bound."""
     from genreport.load.spec import Parallelism
     from genreport.model.env import make_env
     from genreport.model.layout import at_prompt, layout_base, occupancy
@@ -587,10 +599,11 @@ def uncached_prefill(r) -> tuple[float, float]:
     _, base, _ = layout_base(env, spec.model, spec.hardware, spec.precision, par, spec.accounting)
     lay = env.with_layout(par)
     tokens = max(float(sv.prompt) * (1 - sv.prefix_hit), 1.0)
+    cached = float(sv.prompt) * sv.prefix_hit
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        pre = at_prompt(base, lay, tokens)
+        pre = at_prompt(base, lay, tokens, cached=cached)
         alone = {"prefill_pass_bound": float(r.q["prefill_pass_bound"](pre))}
-        busy = occupancy(r.q, ("prefill_pass_bound",), base, lay, tokens, alone)["prefill_pass_bound"]
+        busy = occupancy(r.q, ("prefill_pass_bound",), base, lay, tokens, alone, cached)["prefill_pass_bound"]
         return float(r.q["prefill_time_bound"](pre)), float(np.ravel(busy)[0])
 
 
@@ -726,11 +739,13 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
                                else ", no room for a prompt chunk")
                             # the chunks carry the prompt's uncached part: its TTFT takes the prefix cache's hit too
                             + (f", of the {1 - sv.prefix_hit:.0%} of the prompt the prefix cache leaves (its TTFT "
-                               "counts that row's hit)" if sv.prefix_hit > 0 and mix["C_p"] > 0 else ""),
+                               "before and after counts that row's hit)" if sv.prefix_hit > 0 and mix["C_p"] > 0 else ""),
                  # the TTFT of the prompt's uncached part (the prefix caching row's), the part the chunks carry, times
                  # chunked over alone (a 70% hit's chunked row once read the whole prompt's 3.57 s), and at least the
-                 # steps its chunks ride in, each the row's TPOT (a 99.9% hit's once read 0.03 ms beside 26.8 ms steps)
-                 "ttft": (ttft, max(ttft_h * ttft_ratio, uncached / mix["C_p"] * tpot * cost)
+                 # steps its chunks ride in, each the row's TPOT (a 99.9% hit's once read 0.03 ms beside 26.8 ms steps);
+                 # before, that uncached part alone: the row is chunking's alone (a review found it the whole prompt's,
+                 # the prefix cache's gain counted in the chunks')
+                 "ttft": (ttft_h, max(ttft_h * ttft_ratio, uncached / mix["C_p"] * tpot * cost)
                           if ttft_ratio is not None else None),
                  "tpot": (tpot, tpot * cost),
                  "per_gpu": (per_gpu, per_gpu / life), "usd": (usd, usd * life if usd is not None else None),
@@ -742,7 +757,8 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
                           f"token while a prompt is prefilled and no step stalls for a whole prompt; at this batch one "
                           f"chunk a step admits {fmt.sig3(chunk_rate)} requests/s per replica and the batch retires "
                           f"{_retire(decode_rate, ' requests/s')}, each round a mixed step at the last token (admission at the "
-                          "chapter's batch, not the chunk budget's steady-state ceiling the goodput takes)")
+                          "chapter's batch, not the chunk budget's steady-state ceiling the goodput takes)"
+                          + _past_target(tpot * cost, sv.tpot))
                  if mix["C_p"] > 0 else
                  (f"the {int(batch):,} decode token{' fills' if int(batch) == 1 else 's fill'} the budget of {sv.chunk:,}: no prompt is admitted while the "
                   f"batch runs; the batch retires {_retire(decode_rate, ' requests/s')} per replica"),
@@ -1352,7 +1368,7 @@ def rate_curves(r, budget: float | None, kv_rate: float | None, held_mean: float
     prefills = [t_p]
     if spread:  # each length's prefill alone; the queue's t_p is their mean (the mean prompt's is shorter: T_in^2)
         prefills = [_eval(r, "prefill_alone_time",
-                          {**env, "T_in": x, "d_hp": prompt_head_dim(r, x * (1 - sv.prefix_hit)),
+                          {**env, "T_in": x, "d_hp": prompt_head_dim(r, x * (1 - sv.prefix_hit), x * sv.prefix_hit),
                            **{k: float(v) for k, v in weights(x * (1 - sv.prefix_hit)).items()}})
                     for x in classes]
         t_p = sum(prefills) / len(prefills)

@@ -161,6 +161,17 @@ const GR_MODEL = (function () {
     return out / (m.layers * full);
   }
 
+  /** g of t prompt positions after `cached` a prefix cache holds (architecture.prefill_attended_fraction_after): the
+   * pairs they attend to, A(cached + t) - A(cached), A(x) = g(x) x^2 / 2, over ((cached + t)^2 - cached^2) / 2. */
+  function prefillAttendedFractionAfter(m, t, cached) {
+    if (!(cached > 0)) return prefillAttendedFraction(m, t);
+    if (!localLayers(m) && !chunkedLayers(m)) return 1.0;
+    if (!(t > 0)) return 1.0;
+    const total = t + cached;
+    const pairs = (x) => prefillAttendedFraction(m, x) * x * x / 2.0;
+    return (pairs(total) - pairs(cached)) / ((total * total - cached * cached) / 2.0);
+  }
+
   function headDimForFlops(m) {
     const a = m.attention;
     return a.kind === "mla" ? (2 * a.kv_lora_rank + a.qk_rope_head_dim) / 2.0 : m.head_dim;
@@ -482,11 +493,11 @@ const GR_MODEL = (function () {
 
   /** d_h of a pass over a whole prompt of t tokens (env.prefill_head_dim): MLA in its cheaper, decompressed form;
    * other attention times the share of the causal attention windowed and chunked layers compute. */
-  function prefillHeadDim(m, dH, t, share) {  // share: the stages' share of global layers (null: the model's own)
-    const a = m.attention;
+  function prefillHeadDim(m, dH, t, share, cached) {  // share: the stages' share of global layers (null: the model's own)
+    const a = m.attention;  // cached: the positions a prefix cache holds before the t (env.prefill_head_dim)
     if (a.kind === "mla") return Math.min(headDimForFlops(m), (a.qk_nope_head_dim + a.qk_rope_head_dim + a.v_head_dim) / 2.0);
     if (!localLayers(m) && !chunkedLayers(m)) return dH;
-    const g = prefillAttendedFraction(m, t);
+    const g = prefillAttendedFractionAfter(m, t, cached || 0.0);
     return dH * (share === null || share === undefined ? g : GR_PARALLEL.atShare(m, share, g, 1.0));
   }
 
@@ -1206,5 +1217,5 @@ const GR_MODEL = (function () {
   return {evaluate: evaluate, decision: decision, levers: levers, trainingBound: trainingBound, routedFacts: routedFacts, key: key, physical: physical, call: call, makeEnv: makeEnv,
     readAt: readAt, touchedAt: touchedAt, routedParameters: routedParameters, ONE_CUT: ONE_CUT, weightBytes: weightBytes, meanBytes: meanBytes, formatBytes: formatBytes,
     weightsLabel: weightsLabel, computeLabel: computeLabel, computesApart: computesApart,
-    parameterCount: parameterCount, localLayers: localLayers, roundContext: roundContext, prefillHeadDim: prefillHeadDim, prefillAttendedFraction: prefillAttendedFraction, picks: picks, usdPerMtok: usdPerMtok, nextLedger: nextLedger, kept: kept, usable: usable, NO_FIT: NO_FIT};
+    parameterCount: parameterCount, localLayers: localLayers, roundContext: roundContext, prefillHeadDim: prefillHeadDim, prefillAttendedFraction: prefillAttendedFraction, prefillAttendedFractionAfter: prefillAttendedFractionAfter, picks: picks, usdPerMtok: usdPerMtok, nextLedger: nextLedger, kept: kept, usable: usable, NO_FIT: NO_FIT};
 })();

@@ -274,12 +274,14 @@ const GR_PARALLEL = (() => {
     return env.cut.ep > env.cut.tp ? env.cut.ep / env.cut.tp : 1.0;
   }
 
-  function atPrompt(values, env, tk, steady) {
-    const out = Object.assign({}, values, {T: tk, d_h: M.prefillHeadDim(env.model, values.d_h, tk),
-      m_P: steady ? promptGroup(env) : 1.0});
+  function atPrompt(values, env, tk, steady, cached) {  // cached: a prefix cache's positions before the tk (layout.at_prompt)
+    cached = cached || 0.0;
+    let dH = M.prefillHeadDim(env.model, values.d_h, tk, null, cached);
+    if (cached > 0) dH = dH * (tk + 2.0 * cached) / tk;
+    const out = Object.assign({}, values, {T: tk, d_h: dH, m_P: steady ? promptGroup(env) : 1.0});
     const a = env.model.attention;
     if ((a.sliding_window || a.chunk_size) && a.kind !== "mla") {  // each stage's own attention (layout.at_prompt)
-      const k = kappas(env.model, env.cut.pp, M.prefillAttendedFraction(env.model, tk), 1.0);
+      const k = kappas(env.model, env.cut.pp, M.prefillAttendedFractionAfter(env.model, tk, cached), 1.0);
       out.kappa_B = k[0];
       out.kappa_L = k[1];
       out.kappa_F = k[2];

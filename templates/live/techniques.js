@@ -211,9 +211,10 @@ const GR_SERVING = (() => {
     // a prompt whose prefix the cache holds: its uncached part alone at the layout (techniques.uncached_prefill)
     let ttftH = ttft, busyH = busy;
     if (sv.prefix_hit > 0) {
-      const tokH = pyMax(sv.prompt * (1 - sv.prefix_hit), 1.0), preH = P.atPrompt(base, lay, tokH);
+      const tokH = pyMax(sv.prompt * (1 - sv.prefix_hit), 1.0), cachedH = sv.prompt * sv.prefix_hit;
+      const preH = P.atPrompt(base, lay, tokH, false, cachedH);
       ttftH = call("prefill_time_bound", preH);
-      busyH = call("prefill_pass_bound", P.promptGroup(lay) > 1 ? P.atPrompt(base, lay, tokH, true) : preH);
+      busyH = call("prefill_pass_bound", P.promptGroup(lay) > 1 ? P.atPrompt(base, lay, tokH, true, cachedH) : preH);
     }
     const busySerial = steady ? call("prefill_time_serial", steady) : ttftSerial;
     const power = hw.power_watts, node = hw.node ? hw.node.gpus_per_node : null;
@@ -273,7 +274,7 @@ const GR_SERVING = (() => {
       if (sv.output > 1) {
         const vm = Object.assign({}, env.at(1.0, mean), {T_in: sv.prompt, T_out: sv.output, h_p: sv.prefix_hit,
           theta: sv.tpot, n_TP: par.tp, n_St: par.pp || 1,
-          d_hp: M.prefillHeadDim(m, env.values.d_h, sv.prompt * (1 - sv.prefix_hit))});
+          d_hp: M.prefillHeadDim(m, env.values.d_h, sv.prompt * (1 - sv.prefix_hit), null, sv.prompt * sv.prefix_hit)});
         bP = call("compute_batch", vm);
         bP = Number.isFinite(bP) && bP > 0 ? bP : 0.0;
         if (spc) {
@@ -336,7 +337,7 @@ const GR_SERVING = (() => {
         k_d: sp ? sp.draft_tokens : 1.0, n_v: nV}, mem, {c_h: cH});
       // the prompt tokens' head dim over the uncached prompt (techniques.prompt_head_dim): MLA's prefill form, else
       // the unwindowed d_h times the prefill's attended fraction, not the decode context's window share
-      v.d_hp = M.prefillHeadDim(m, lead.values.d_h, sv.prompt * (1 - sv.prefix_hit));
+      v.d_hp = M.prefillHeadDim(m, lead.values.d_h, sv.prompt * (1 - sv.prefix_hit), null, sv.prompt * sv.prefix_hit);
       if (s === last && tc !== last) {  // the last context's round is the slowest one's (techniques._inputs)
         const r = lead.at(b, tc);
         Object.assign(v, {S: tc, c: r.c, d_h: r.d_h});
@@ -498,14 +499,16 @@ const GR_SERVING = (() => {
       + (batch === 1 ? " decode token" : " decode tokens") + (cp > 0 ? " and a prompt chunk of " + commas(cp)
         + ((par.pp || 1) > 1 ? " a round" : "") : ", no room for a prompt chunk")
       + (sv.prefix_hit > 0 && cp > 0 ? ", of the " + pct(1 - sv.prefix_hit) + " of the prompt the prefix cache leaves (its TTFT "
-        + "counts that row's hit)" : ""),
-      ttft: [ttft, ttftRatio !== null ? pyMax(ttftH * ttftRatio, uncached / cp * tp0 * cost) : null], tpot: [tp0, tp0 * cost], per_gpu: [gpu0, gpu0 / life],
+        + "before and after counts that row's hit)" : ""),
+      ttft: [ttftH, ttftRatio !== null ? pyMax(ttftH * ttftRatio, uncached / cp * tp0 * cost) : null], tpot: [tp0, tp0 * cost], per_gpu: [gpu0, gpu0 / life],
       usd: [usd0, usd0 !== null ? usd0 * life : null], ends: cp > 0 ? "a step's intensity " + commas(iPlain) + " → "
         + commas(iMix) + " FLOP/B" + (linksMix > tMix ? "; its collectives over the links take at least " + F.time(linksMix)
         + ", more than its ledgers on a GPU (" + F.time(tMix) + ")" : "") + "; the decode users pay " + F.format(cost, ".2f") + "× per token while a prompt is "
         + "prefilled and no step stalls for a whole prompt; at this batch one chunk a step admits " + F.sig3(chunkRate)
         + " requests/s per replica and the batch retires " + retire(decodeRate, " requests/s") + ", each round a mixed step at the last token (admission at the chapter's "
         + "batch, not the chunk budget's steady-state ceiling the goodput takes)"
+        + (sv.tpot !== null && tp0 * cost > sv.tpot ? "; a round with a chunk takes " + F.time(tp0 * cost) + ", past the "
+          + F.time(sv.tpot) + " TPOT target" : "")
         : "the " + commas(batch) + (batch === 1 ? " decode token fills" : " decode tokens fill") + " the budget of " + commas(sv.chunk) + ": no prompt is admitted "
         + "while the batch runs; the batch retires " + retire(decodeRate, " requests/s") + " per replica",
       note: "TPOT while a chunk rides along; TTFT the prompt in chunks beside the batch against the prompt in one step alone"

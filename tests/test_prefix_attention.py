@@ -1,0 +1,66 @@
+"""A prompt's uncached part attends to its cached prefix (stop 88's review of a 405B on 8 B200 with half of each
+8k prompt cached: the prefix caching row counted the uncached 4,096 tokens as a fresh prompt, 8.39e6 query-key pairs
+a layer, the rate figure's t_p 16.8e6, the prompts' compute batch 25.2e6; the TTFT with the collectives came out
+below the one without).  Every count now takes the pairs the uncached positions h T .. T attend to: T^2 (1 - h^2) / 2
+a layer without windows, and past a window w each position's w, counted here position by position."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from genreport.formulas import architecture as arch
+from genreport.load.loader import load_model
+from genreport.model.stages import layer_kinds
+from shared import SPECS, evaluated
+
+
+def _pairs_by_position(model, first: int, last: int) -> float:
+    """Query-key pairs positions first+1 .. last attend to, summed over the layers (position t sees t keys in a global
+    layer, min(t, w) in a windowed one, t mod c + ... in a chunked one), one position at a time."""
+    t = np.arange(first + 1, last + 1, dtype=float)
+    kinds = layer_kinds(model)
+    total = 0.0
+    for kind in kinds:
+        if kind == "global":
+            total += t.sum()
+        elif kind == "windowed":
+            total += np.minimum(t, model.attention.sliding_window).sum()
+        else:
+            c = model.attention.chunk_size
+            total += ((t - 1) % c + 1).sum()
+    return total
+
+
+@pytest.mark.parametrize("name,prompt,hit", [("gemma-3-27b", 16384, 0.5), ("gemma-3-27b", 6000, 0.25),
+                                             ("llama-4-scout", 20000, 0.3), ("llama-3.1-8b", 4096, 0.5)])
+def test_the_uncached_tokens_attended_share_counts_position_by_position(name, prompt, hit):
+    model = load_model(SPECS / "models" / f"{name}.yaml")
+    cached = prompt * hit
+    tokens = prompt - cached
+    g = float(arch.prefill_attended_fraction_after(model, tokens, cached))
+    # the formulas' count of the uncached tokens, L (T^2 - (h T)^2) / 2 pairs with no window, times g
+    counted = g * model.layers * (prompt**2 - cached**2) / 2
+    # by position: t attends to t keys (the formulas' T^2 / 2 is the continuous count of 1 + ... + T, and a window's
+    # w T - w^2 / 2 of min(1, w) + ... + min(T, w): half a key a position apart, under 1e-3 of the whole here; the
+    # counts this replaced were off by (1 + h) / (1 - h) or 1 / (1 - h))
+    exact = _pairs_by_position(model, int(cached), prompt)
+    assert counted == pytest.approx(exact, rel=1e-3)
+    if arch.bounded_layers(model):
+        # a fresh prompt of as many tokens attends to fewer positions in its global layers, and the old count, the
+        # fresh prompt's share g(U) taken over the whole prompt's pairs, is more than the windowed layers compute
+        fresh = float(arch.prefill_attended_fraction(model, tokens))
+        assert fresh * model.layers * (prompt**2 - cached**2) / 2 > exact
+
+
+def test_the_prefix_rows_ttft_is_at_least_the_rate_figures_and_a_fresh_prompts():
+    """Gemma 3 27B on 2 H100 (tp 2), 16k prompts with half cached: the prefix caching row's TTFT (the uncached part
+    alone at the layout, its collectives included) is at least the rate figure's t_p (the same tokens on one GPU's
+    slice, none), and both count the cached half's attention: more than a fresh 8k prompt's prefill."""
+    over = ["model=gemma-3-27b", "parallelism.tp=2", "serving.prompt=16k", "serving.prefix_hit=0.5",
+            "serving.output=256"]
+    r = evaluated("llama70b-h100-tp8.yaml", over)
+    tq = r.serving["techniques"]
+    prefix = {row["technique"]: row for row in tq["rows"]}["prefix caching"]
+    fresh = evaluated("llama70b-h100-tp8.yaml", over[:2] + ["serving.prompt=8k", "serving.output=256"])
+    assert prefix["ttft"][1] >= tq["rates"]["prefill_alone_time"] * (1 - 1e-12)
+    assert prefix["ttft"][1] > fresh.serving["rows"][-1]["bound"]["ttft"]
