@@ -64,3 +64,40 @@ def test_the_prefix_rows_ttft_is_at_least_the_rate_figures_and_a_fresh_prompts()
     fresh = evaluated("llama70b-h100-tp8.yaml", over[:2] + ["serving.prompt=8k", "serving.output=256"])
     assert prefix["ttft"][1] >= tq["rates"]["prefill_alone_time"] * (1 - 1e-12)
     assert prefix["ttft"][1] > fresh.serving["rows"][-1]["bound"]["ttft"]
+
+
+GOSS_MI300X = """\
+kind: report
+name: goss-mi300x-serve
+title: gpt-oss-120b bf16 on 2 MI300X (tp 2), serving
+hardware: mi300x
+model: gpt-oss-120b
+precision: bf16
+parallelism: {tp: 2}
+workloads:
+  decode: {batch: [1, 64], context: [32k]}
+serving: {prompt: 32k, output: 1k, ttft: 5 s, tpot: 50 ms, prefix_hit: 0.5}
+"""
+
+
+def test_derive_states_the_chunked_ttft_results_json_states_and_says_whose_the_row_is(capsys):
+    """gpt-oss-120b (windowed layers) on 2 MI300X, half of each 32k prompt cached (stop 88's review): derive took the
+    chunk's head dim over a fresh prompt of the uncached tokens (104.98 ms where results.json said 104.51), and said
+    "as the serving chapter states it" beside the chunked row's 108 ms, which is the layout's (the pair's one xGMI
+    link carries the mixed step's all-reduces). derive states results.json's number and says whose the row's is."""
+    from genreport.commands.cli import main
+    from shared import derive_reads, evaluated_text, spec_file
+
+    path = spec_file(GOSS_MI300X, "goss-mi300x-serve")
+    r = evaluated_text(GOSS_MI300X, "goss-mi300x-serve")
+    derive_reads(path, r)
+    tq = r.serving["techniques"]
+    row = next(x for x in tq["rows"] if x["technique"] == "chunked prefill")
+    assert row["ttft"][1] > tq["numbers"]["chunked_ttft"]  # the layout's links
+    assert main(["derive", "chunked_ttft", "--spec", str(path)]) == 0
+    out = capsys.readouterr().out
+    value = float(out.split("t_TTFT,chunk = ")[-1].split()[0])
+    assert value == pytest.approx(tq["numbers"]["chunked_ttft"], rel=1e-5)
+    assert "scope: one GPU's ledgers, no collectives, as results.json states it" in out
+    assert f"the chunked prefill row's TTFT, {row['ttft'][1]:.6g} s, is the layout's" in out
+    assert "as the serving chapter states it" not in out

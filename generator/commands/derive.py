@@ -1087,12 +1087,13 @@ def serving_values(spec, values: dict, mixed: bool = False, env=None) -> dict[st
 
     out["q_p"] = TAIL  # the P99 of the time between tokens (Sarathi-Serve's capacity)
     if env is not None:  # d_hp: the prompt tokens' head dim over the uncached prompt (techniques.prompt_head_dim):
-        # MLA's prefill form; else the unwindowed d_h (the Env's, not the point's window share) times the prefill's
-        # attended fraction
+        # MLA's prefill form; else the unwindowed d_h (the Env's, not the point's window share) times the attended
+        # fraction of the uncached tokens, the cached prefix before them
         from genreport.model.env import prefill_head_dim
 
         d_h = float(np.ravel(env.values["d_h"])[0])
-        out["d_hp"] = float(prefill_head_dim(spec.model, d_h, float(sv.prompt) * (1 - sv.prefix_hit)))
+        out["d_hp"] = float(prefill_head_dim(spec.model, d_h, float(sv.prompt) * (1 - sv.prefix_hit),
+                                             cached=float(sv.prompt) * sv.prefix_hit))
     from genreport.model.serving import last_context
     from genreport.model.techniques import draft_memory
 
