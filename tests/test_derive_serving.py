@@ -506,3 +506,21 @@ def test_a_layouts_serving_round_away_from_the_chapters_point_is_not_called_the_
         assert main(["derive", "request_decode_time_bound", "--spec", spec, "--no-latex", *away]) == 0
         last = capsys.readouterr().out.rstrip().splitlines()[-1]
         assert last == "  scope: one replica's (8 GPUs of tp 8 x pp 1 x ep 1 x dp 1)" + tail, (away, last)
+
+
+def test_a_root_at_the_specs_own_zero_is_zero_not_a_negative_number(capsys):
+    """``derive goodput_rate_tpot --for h_p`` of the 70B spec (no prefix cache: h_p = 0): the closed form's root at the
+    spec's own rate is 0 up to rounding (-1.14e-13), which derive called "not positive: no h_p reaches this value"
+    and then "a numeric root search finds no positive h_p either" (the hostile review of stop 88). It is h_p = 0; a
+    spec with half of each prompt cached still finds its 0.5, and a symbol that has no value at 0 keeps its refusal."""
+    spec = str(SPECS / "llama70b-h100-tp8.yaml")
+    assert main(["derive", "goodput_rate_tpot", "--for", "h_p", "--spec", spec]) == 0
+    out = capsys.readouterr().out
+    assert "\n    h_p = 0\n" in out and "-1.13964e-13" not in out and "finds no positive h_p" not in out
+    assert main(["derive", "goodput_rate_tpot", "--for", "h_p", "--spec", spec, "--set", "serving.prefix_hit=0.5"]) == 0
+    out = capsys.readouterr().out
+    assert "\n    h_p = 0.5\n" in out
+    from genreport.commands.derive_values import _at_zero
+
+    assert _at_zero("h_p", -1e-13, {"h_p": 0.0}) and not _at_zero("h_p", -1e-3, {"h_p": 0.0})
+    assert not _at_zero("W", -1e-13, {"W": 3.35e12})  # a bandwidth has no value at 0

@@ -321,7 +321,9 @@ def _solution_numbers(sol, qsym, nums: Numbers, value, variant: str) -> list[str
             x = _evaluate(root, vals)
             if x is None or not np.isfinite(x):
                 continue
-            if x <= 0:
+            if x <= 0 and _at_zero(sol.target.name, x, vals):
+                x = 0.0  # the root is 0, within the arithmetic's rounding (h_p = -1.1e-13 for the spec's own 0)
+            elif x <= 0:
                 lines.append(f"    {tag}{sol.target} = {x:.6g} is not positive: no {sol.target} reaches this value")
                 continue
             if br.piece is not None and not _branch_active(br, sol.target, x, vals):
@@ -344,6 +346,19 @@ def _solution_numbers(sol, qsym, nums: Numbers, value, variant: str) -> list[str
         elif not roots:
             lines.append(f"    no positive {sol.target} reaches this value (numeric root search: {reason})")
     return lines
+
+
+def _at_zero(name: str, x: float, vals: dict) -> bool:
+    """Whether a root ``x`` <= 0 of a symbol that may be 0 (not in glossary.ABOVE_ZERO: a prefix hit, an activation
+    traffic, an acceptance) is 0 within rounding: |x| at most 1e-9 of the symbol's scale (its value at the spec's point,
+    1 for a share).  The hostile review of stop 88: ``derive goodput_rate_tpot --for h_p`` of a spec with no prefix
+    cache found h_p = -1.14e-13 and called it "not positive: no h_p reaches this value", where the spec's own 0 does."""
+    from genreport.formulas.glossary import ABOVE_ZERO
+
+    if name in ABOVE_ZERO:
+        return False
+    scale = max(1.0, abs(float(np.ravel(vals.get(name, 0.0))[0])))
+    return abs(x) <= 1e-9 * scale
 
 
 def _evaluate(expr, vals: dict) -> float | None:
