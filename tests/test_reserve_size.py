@@ -253,3 +253,21 @@ def test_sweep_takes_a_size_from_the_config(tmp_path, capsys, monkeypatch):
     doc = json.loads((out / "sweep.json").read_text(encoding="utf-8"))
     assert (doc["meta"]["memory_reserve"], doc["meta"]["memory_reserve_bytes"]) == (0.0, 20 * GiB)
     assert "capacity: 20 GiB of each GPU kept by the engine" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("capacity", ["0.5 GiB", "1 B"])
+def test_a_card_too_small_for_the_default_step_is_named_not_the_step(tmp_path, capsys, capacity):
+    """A card whose memory the engine's default step alone fills (8,192 tokens and 256 sequences, the default reserve
+    of 10%): the error named "serving.chunk" at line 19 of a spec, or "engine.max_batched_tokens" at line 1 of one
+    without an engine block, and said "lower it" of vLLM's default (the hostile review of stop 88). It names the
+    spec's hardware line and the card's memory, exit 1, nothing written."""
+    from shared import ROOT
+
+    spec = ROOT / "specs" / "llama70b-h100-tp8.yaml"
+    line = next(i for i, text in enumerate(spec.read_text().splitlines(), 1) if text.startswith("hardware:"))
+    code = main([str(spec), "--set", f"hardware.memory.capacity={capacity}", "-o", str(tmp_path), "--format", "json"])
+    err = capsys.readouterr().err
+    assert code == 1 and not any(tmp_path.iterdir())
+    assert f"llama70b-h100-tp8.yaml:{line}:" in err and ": hardware: one engine step of 8,192 tokens" in err, err
+    assert "too small for the engine's default step: take a card with more memory" in err
+    assert "serving.chunk" not in err.split("(hint")[0] and "lower it (vLLM's default" not in err

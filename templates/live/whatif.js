@@ -519,7 +519,17 @@ const GR_WHATIF = (function () {
     // what to lower is what departs further from the engine's defaults (loader): the reserve or the step
     const d = t.engine_defaults, usual = kept - GR_MODEL.usable(Object.assign({}, hw, {max_batched_tokens:
       d.max_batched_tokens, max_sequences: d.max_sequences}), m, inp.parallelism);
-    if ((hw.capacity - kept) / (d.memory_reserve * hw.capacity) > ws / usual) {
+    const reserveShare = (hw.capacity - kept) / (d.memory_reserve * hw.capacity);
+    const logits = kept - GR_MODEL.usable(Object.assign({}, hw, {max_batched_tokens: 0}), m, inp.parallelism);
+    if (reserveShare <= 1.0 + 1e-9 && ws <= usual * (1.0 + 1e-9)) {  // the card's memory is short (loader)
+      fail("hardware", "one engine step of " + f(hw.max_batched_tokens || 0, ",.0f") + " tokens and "
+        + f(hw.max_sequences || 0, ",.0f") + " sequences needs " + f(ws / 2 ** 30, ".1f") + " GiB of activations on each GPU ("
+        + f(logits / 2 ** 30, ".1f") + " GiB of them the sequences' logits), at least the " + f(kept / 2 ** 30, ".1f")
+        + " GiB the " + hw.title + " keeps beside its reserve: nothing is left for the weights", "the " + hw.title + "'s "
+        + f(hw.capacity / 2 ** 30, ".3g") + " GiB is too small for the engine's default step: take a card with more "
+        + "memory, or lower engine.max_batched_tokens and engine.max_sequences below vLLM's 8,192 tokens and 256 sequences");
+    }
+    if (reserveShare > ws / usual) {
       fail("engine.memory_reserve", "the engine's reserve keeps " + f((hw.capacity - kept) / 2 ** 30, ".1f")
         + " GiB of the " + hw.title + "'s " + f(hw.capacity / 2 ** 30, ".1f") + " GiB and one engine step of "
         + f(hw.max_batched_tokens || 0, ",.0f") + " tokens and " + f(hw.max_sequences || 0, ",.0f") + " sequences needs "
@@ -527,7 +537,6 @@ const GR_WHATIF = (function () {
         "lower it, or take a card with more memory");
     }
     // the larger of its two parts is what to lower (loader): the logits of max_sequences rows, or the step's tokens
-    const logits = kept - GR_MODEL.usable(Object.assign({}, hw, {max_batched_tokens: 0}), m, inp.parallelism);
     const seqsBind = logits >= ws - logits;
     fail(seqsBind ? "engine.max_sequences" : hw.step_is_chunk ? "serving.chunk" : "engine.max_batched_tokens",
       "one engine step of " + f(hw.max_batched_tokens || 0, ",.0f") + " tokens and " + f(hw.max_sequences || 0, ",.0f")
