@@ -505,3 +505,19 @@ def test_a_draft_within_one_tokenizers_padding_is_a_warning(tmp_path, capsys):
     assert main(["plan", "gemma-3-27b", "--hardware", "h100-sxm", "--context", "8k", "--max-gpus", "2",
                  "--speculative", "3,0.7,gemma-3-1b", "--limit", "1"]) == 0
     assert "note: the draft Gemma 3 1B has 262,144 vocabulary rows" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("value,words", [
+    ("10000,0.8", "K (draft tokens) must be an integer from 1 to 16"),  # was told N's range, which is K's
+    ("0,0.8", "K (draft tokens) must be an integer from 1 to 16"),
+    ("3,0.8,0.1,3", "N (tokens verified per sequence) must be from K + 1 to 1024"),
+    ("3,1.0", "P (acceptance) must be at least 0 and below 1"),
+])
+def test_plan_speculative_names_the_part_that_is_wrong(value, words, capsys):
+    """``plan --speculative``'s K,P[,COST[,N]]: each refusal names the part at fault (the hostile review of stop 88:
+    K = 10,000 was told "N (tokens verified per sequence) must be from K + 1 to 1024")."""
+    from genreport.commands.cli import main
+
+    assert main(["plan", "llama-3.1-8b", "--hardware", "h100-sxm", "--speculative", value]) == 1
+    err = capsys.readouterr().err
+    assert f"--speculative {value}: {words}" in err, err

@@ -261,10 +261,10 @@ def _speculative(text: str | None) -> tuple[int, float, float | str, int] | None
         raise _err(f"--speculative {text}", "is not K,P[,COST[,N]]", hint) from None
     if len(parts) > 4:
         raise _err(f"--speculative {text}", "is not K,P[,COST[,N]]", hint)
+    if not 1 <= k <= 16:  # K first: N's range is K's (10000,0.8 was told N must be from K + 1 to 1024)
+        raise _err(f"--speculative {text}", "K (draft tokens) must be an integer from 1 to 16", hint)
     if not k + 1 <= n <= 1024:
         raise _err(f"--speculative {text}", "N (tokens verified per sequence) must be from K + 1 to 1024", hint)
-    if not 1 <= k <= 16:
-        raise _err(f"--speculative {text}", "K (draft tokens) must be an integer from 1 to 16", hint)
     if not 0 <= p < 1:  # 0: nothing accepted, the limit where every row decodes plainly (issue 30's check)
         raise _err(f"--speculative {text}", "P (acceptance) must be at least 0 and below 1", hint)
     if not isinstance(cost, str) and not 0 <= cost <= 10:
