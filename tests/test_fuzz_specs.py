@@ -59,7 +59,7 @@ UNIT_STRINGS = st.builds(
     st.sampled_from([" ", "", "  ", "\t"]),
     st.sampled_from(UNITS),
 )
-TOKENS = st.one_of(st.sampled_from(["1k", "8k", "0k", "1.5k", "1.0001k", "2M", "999999999999k", "1e3", "k", "", "-8k"]),
+TOKENS = st.one_of(st.sampled_from(["1k", "8k", "0k", "0.5k", "00.5k", "0.0k", "1.5k", "1.0001k", "2M", "999999999999k", "1e3", "k", "", "-8k"]),
                    st.from_regex(r"\A[0-9]{1,30}(\.[0-9]{1,5})?[kKmMx]?\Z"))
 TEXT = st.text(max_size=40)
 SCALARS = st.one_of(NUMBERS, UNIT_STRINGS, TOKENS, TEXT, st.booleans(), st.none(),

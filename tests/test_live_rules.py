@@ -316,7 +316,7 @@ def probes(rule: list, rules: list) -> list[str]:
     if kind == "e":
         return [*rule[1], "fp5", "FP8", "constructor", "5"]
     if kind == "t":
-        return ["0", "1", str(rule[2]), str(rule[2] + 1), "1e20", "8k", "1.5k", "97657k", "08", "1.5", "true", "'8k'"]
+        return ["0", "1", str(rule[2]), str(rule[2] + 1), "1e20", "8k", "1.5k", "0.5k", "0k", "97657k", "08", "1.5", "true", "'8k'"]
     if kind == "l":
         return [*probes(rules[rule[3]], rules), "[]", "[1, 64]", "[1, 1e20]", "[8k, 1]"]
     raise AssertionError(rule)

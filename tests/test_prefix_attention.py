@@ -101,3 +101,4 @@ def test_derive_states_the_chunked_ttft_results_json_states_and_says_whose_the_r
     assert "scope: one GPU's ledgers, no collectives, as results.json states it" in out
     assert f"the chunked prefill row's TTFT, {row['ttft'][1]:.6g} s, is the layout's" in out
     assert "as the serving chapter states it" not in out
+

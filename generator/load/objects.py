@@ -37,7 +37,8 @@ from genreport.load.yamlread import Document, format_path
 MAX_TOKENS = 100_000_000  # the schema's maximum for integer token counts
 
 
-_TOKENS = re.compile(r"^([1-9][0-9]*(?:\.[0-9]+)?)([kKmM]?)$")
+# 2048, '2k', '1.5k', '0.5k' (a leading 0 only before a fraction that is not zero: '0k' and '00.5k' are no count)
+_TOKENS = re.compile(r"^((?:[1-9][0-9]*|0(?=\.[0-9]*[1-9]))(?:\.[0-9]+)?)([kKmM]?)$")
 
 
 def tokens(value, noun: str = "tokens") -> int:

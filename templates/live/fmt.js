@@ -392,7 +392,7 @@ const GR_UNITS = (() => {
     if (typeof value === "boolean") throw new Error("not a count");
     if (Number.isInteger(value)) return value;
     const text = typeof value === "string" ? value : pyStr(value);
-    const m = /^([1-9][0-9]*(?:\.[0-9]+)?)([kKmM]?)$/.exec(pyStrip(text));
+    const m = /^((?:[1-9][0-9]*|0(?=\.[0-9]*[1-9]))(?:\.[0-9]+)?)([kKmM]?)$/.exec(pyStrip(text));
     if (!m) throw new Error(`'${text}' is not a token count`);
     const out = Number(m[1]) * {"": 1, k: 1024, K: 1024, m: 1024 ** 2, M: 1024 ** 2}[m[2]];
     if (!(out <= MAX_TOKENS)) throw new Error(`'${text}' is more than ${GR_FMT.exact(MAX_TOKENS, 0)} tokens`);
