@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from genreport.terminal import safe
@@ -20,14 +21,36 @@ class Finding:
     def format(self) -> str:
         """One line for a terminal: user text in it (a title, a quantity string) has its control characters
         escaped (see :mod:`genreport.terminal`)."""
-        # a file's line and column; an argument ("--set x=1", "--at B=0") has none to give
-        where = f"{self.file}:{self.line}:{self.col}:" if self.line else f"{self.file}:"
+        # a file's line and column; an argument ("--set x=1", "--at B=0") has none to give, and is cut where a
+        # hostile one is long (a 5,000-character --set was echoed whole on each of its findings), as quoted values
+        where = f"{self.file}:{self.line}:{self.col}:" if self.line else f"{_cut(self.file)}:"
         label = "" if self.severity == "error" else "warning: "
         path = f" {self.path}:" if self.path else ""
-        text = f"{where}{path} {label}{self.message}"
+        text = f"{where}{path} {label}{_echoed(self.message)}"
         if self.hint:
-            text += f" (hint: {self.hint})"
+            text += f" (hint: {_echoed(self.hint)})"
         return safe(text)
+
+
+_LONGEST = 100  # characters of a command-line argument or a quoted value a finding echoes
+# a quoted value (not a path: a file's name is never cut) or a bare number of more than _LONGEST characters
+_QUOTED = re.compile(r"'([^'\n/]{%d,})'" % (_LONGEST + 1))
+_NUMBER = re.compile(r"(?<![\w/.])[0-9][0-9.eE+-]{%d,}" % _LONGEST)
+
+
+def _cut(text: str) -> str:
+    """``text`` as a finding echoes it: whole up to _LONGEST characters, else its start, '...' and its length."""
+    return text if len(text) <= _LONGEST else f"{text[:_LONGEST - 20]}... ({len(text):,} characters)"
+
+
+def repr_cut(text: str) -> str:
+    """A quoted value in a finding's message, cut as :func:`_cut` cuts it."""
+    return f"'{_cut(text)}'"
+
+
+def _echoed(text: str) -> str:
+    """A finding's message or hint with each long quoted value and bare number cut (:func:`_cut`)."""
+    return _NUMBER.sub(lambda m: _cut(m.group(0)), _QUOTED.sub(lambda m: repr_cut(m.group(1)), text))
 
 
 class SpecError(Exception):

@@ -24,3 +24,24 @@ def test_a_token_count_below_one_k_may_start_with_0(text, count):
             assert not jsonschema.Draft202012Validator(schema).is_valid(text)
     else:
         assert tokens(text) == count and jsonschema.Draft202012Validator(schema).is_valid(text)
+
+
+def test_a_long_hostile_value_is_echoed_cut(tmp_path, capsys):
+    """A 300-digit --set value and a 400-digit rate in a spec were echoed whole in every finding (the hostile review of
+    stop 88); each is cut to its first 80 characters and its length, the file, line and path kept whole."""
+    from genreport.commands.cli import main
+    from shared import ROOT
+
+    long_set = "serving.tpot=" + "9" * 300 + " ms"
+    assert main([str(ROOT / "specs" / "llama8b-h100.yaml"), "--set", long_set, "-o", str(tmp_path)]) == 1
+    err = capsys.readouterr().err
+    label = "--set " + long_set
+    assert "9" * 101 not in err and f"... ({len(label):,} characters):" in err, err
+    spec = tmp_path / "long.yaml"
+    spec.write_text("kind: report\nname: x\ntitle: t\nhardware: h100-sxm\nmodel: llama-3.1-8b\nprecision: bf16\n"
+                    "workloads:\n  decode: {batch: [1], context: [1k]}\n"
+                    "serving: {prompt: 1k, output: 8, rate: 1" + "0" * 400 + ".0}\n")
+    assert main([str(spec), "-o", str(tmp_path / "out")]) == 1
+    err = capsys.readouterr().err
+    assert f"{spec}:9:" in err and "0" * 101 not in err and "... (403 characters)" in err, err
+    assert not (tmp_path / "out").exists()
