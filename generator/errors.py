@@ -34,8 +34,8 @@ class Finding:
 
 _LONGEST = 100  # characters of a command-line argument or a quoted value a finding echoes
 # a quoted value (not a path: a file's name is never cut) or a bare number of more than _LONGEST characters
-_QUOTED = re.compile(r"'([^'\n/]{%d,})'" % (_LONGEST + 1))
-_NUMBER = re.compile(r"(?<![\w/.])[0-9][0-9.eE+-]{%d,}" % _LONGEST)
+_QUOTED = re.compile(r"'([^'\n/]{" + str(_LONGEST + 1) + r",})'")
+_NUMBER = re.compile(r"(?<![\w/.])[0-9][0-9.eE+-]{" + str(_LONGEST) + r",}")
 
 
 def _cut(text: str) -> str:
