@@ -1,4 +1,5 @@
-"""Token counts as specs, --set and plan write them: 2048, '2k', '1.5k' and '0.5k' (k = 1024, M = 1024^2)."""
+"""Token counts as specs, --set and plan write them (2048, '2k', '1.5k', '0.5k'; k = 1024, M = 1024^2), the step budget they set, and how
+long ones are echoed in findings."""
 
 from __future__ import annotations
 
@@ -45,3 +46,17 @@ def test_a_long_hostile_value_is_echoed_cut(tmp_path, capsys):
     err = capsys.readouterr().err
     assert f"{spec}:9:" in err and "0" * 101 not in err and "... (403 characters)" in err, err
     assert not (tmp_path / "out").exists()
+
+
+def test_a_step_budget_given_twice_names_where_each_was_given(tmp_path, capsys):
+    """serving.chunk and engine.max_batched_tokens are one vLLM setting: two different numbers are an error naming
+    both. Given with --set, the engine's was said to be at "(line 1)", a line of the file that has no such key (the
+    hostile review of stop 88); it names the --set."""
+    from genreport.commands.cli import main
+    from shared import ROOT
+
+    spec = str(ROOT / "specs" / "llama70b-h100-tp8.yaml")
+    assert main([spec, "--set", "serving.chunk=4096", "--set", "engine.max_batched_tokens=8192", "-o", str(tmp_path)]) == 1
+    err = capsys.readouterr().err
+    assert "differs from engine.max_batched_tokens 8,192 (--set engine.max_batched_tokens=8192)" in err, err
+    assert "(line 1)" not in err and not any(tmp_path.iterdir())

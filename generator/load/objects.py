@@ -409,9 +409,13 @@ def _step_budget(doc: Document, block: dict, findings: Findings) -> int:
         findings.add(doc.finding(("serving", "chunk"), str(exc), "write an integer or '2k' (k = 1024)"))
         return step or DEFAULT_MAX_BATCHED_TOKENS
     if step is not None and chunk != step:
-        line, _col = doc.where(("engine", "max_batched_tokens"))
+        # where the engine's number was given: its line, or the --set that gave it (which has no line: the hostile
+        # review of stop 88 read "(line 1)" for a --set)
+        path = ("engine", "max_batched_tokens")
+        given = doc.overrides.get(path) or next((t for p, t in doc.created.items() if path[:len(p)] == p), None)
+        where = f"--set {given}" if given else f"line {doc.where(path)[0]}"
         findings.add(doc.finding(("serving", "chunk"), f"serving.chunk {chunk:,} differs from engine.max_batched_tokens "
-                                 f"{step:,} (line {line}): both are vLLM's max_num_batched_tokens, the tokens one step "
+                                 f"{step:,} ({where}): both are vLLM's max_num_batched_tokens, the tokens one step "
                                  "may batch",
                                  "remove serving.chunk (it takes engine.max_batched_tokens), or write the same number "
                                  "in both"))
