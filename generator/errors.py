@@ -23,7 +23,7 @@ class Finding:
         escaped (see :mod:`genreport.terminal`)."""
         # a file's line and column; an argument ("--set x=1", "--at B=0") has none to give, and is cut where a
         # hostile one is long (a 5,000-character --set was echoed whole on each of its findings), as quoted values
-        where = f"{self.file}:{self.line}:{self.col}:" if self.line else f"{_cut(self.file)}:"
+        where = f"{self.file}:{self.line}:{self.col}:" if self.line else f"{_cut(self.file, _LONGEST_ARGUMENT)}:"
         label = "" if self.severity == "error" else "warning: "
         path = f" {self.path}:" if self.path else ""
         text = f"{where}{path} {label}{_echoed(self.message)}"
@@ -32,15 +32,17 @@ class Finding:
         return safe(text)
 
 
-_LONGEST = 100  # characters of a command-line argument or a quoted value a finding echoes
-# a quoted value (not a path: a file's name is never cut) or a bare number of more than _LONGEST characters
-_QUOTED = re.compile(r"'([^'\n/]{" + str(_LONGEST + 1) + r",})'")
+_LONGEST = 100  # characters of a quoted value or a bare number a finding echoes
+_LONGEST_ARGUMENT = 300  # ... of a command-line argument it names (a --set with a long path stays whole)
+# a quoted value with no space or slash in it (never a file's name, nor the words between two quoted values) or a bare
+# number, of more than _LONGEST characters
+_QUOTED = re.compile(r"'([^'\s/]{" + str(_LONGEST + 1) + r",})'")
 _NUMBER = re.compile(r"(?<![\w/.])[0-9][0-9.eE+-]{" + str(_LONGEST) + r",}")
 
 
-def _cut(text: str) -> str:
-    """``text`` as a finding echoes it: whole up to _LONGEST characters, else its start, '...' and its length."""
-    return text if len(text) <= _LONGEST else f"{text[:_LONGEST - 20]}... ({len(text):,} characters)"
+def _cut(text: str, longest: int = _LONGEST) -> str:
+    """``text`` as a finding echoes it: whole up to ``longest`` characters, else its start, '...' and its length."""
+    return text if len(text) <= longest else f"{text[:longest - 20]}... ({len(text):,} characters)"
 
 
 def repr_cut(text: str) -> str:

@@ -157,8 +157,8 @@ def test_table_says_the_devices_noun_and_one_gpu_in_words(capsys):
     # no serving block: no sentence
     ("llama8b-h100.yaml", [], None),
     # a cheap request's dollars in fixed notation: 1 H100 at $2.99/h, 1k + 128 tokens (fmt.dollars; sig3 wrote
-    # "$1.23e-05 per request")
-    ("llama8b-h100.yaml", ["serving={prompt: 1k, output: 128, tpot: 20 ms}"], "at $0.0000123 per request ($0.0488"),
+    # "$1.23e-05 per request"; searched at the engine's batch, which this spec leaves unlimited, since stop 88)
+    ("llama8b-h100.yaml", ["serving={prompt: 1k, output: 128, tpot: 20 ms}"], "at $0.00000857 per request ($0.0193"),
 ])
 def test_the_table_says_page_ones_serving_sentence(capsys, spec, overrides, words):
     """``genreport table`` printed page 1's three sentences but not the fourth, on the spec's serving block (does the

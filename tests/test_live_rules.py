@@ -348,7 +348,7 @@ def test_the_table_is_read_from_the_schema_and_refuses_what_it_cannot_apply():
     table = setrules.rules(("report", "workloads.decode.context"), ("model", "layers"), ("hardware", "peak.dense.*"))
     assert table["paths"] == {"workloads": {"decode": {"context": 1}}, "model": {"layers": 2},
                               "hardware": {"peak": {"dense": {"*": [3, 4]}}}}
-    assert table["rules"][:3] == [["t", 1, 100000000, "^[1-9][0-9]*(\\.[0-9]+)?[kKmM]?$",
+    assert table["rules"][:3] == [["t", 1, 100000000, "^(?:[1-9][0-9]*|0(?=\\.[0-9]*[1-9]))(\\.[0-9]+)?[kKmM]?$",
                                    "a token count: an integer, or '1k' style where k = 1024"],
                                   ["l", 1, 4096, 0], ["i", 1, 100000000]]
     assert table["aliases"] == {"hardware.bandwidth": "hardware.memory.bandwidth",

@@ -28,16 +28,17 @@ def test_a_token_count_below_one_k_may_start_with_0(text, count):
 
 
 def test_a_long_hostile_value_is_echoed_cut(tmp_path, capsys):
-    """A 300-digit --set value and a 400-digit rate in a spec were echoed whole in every finding (the hostile review of
-    stop 88); each is cut to its first 80 characters and its length, the file, line and path kept whole."""
+    """A 5,000-character --set value and a 400-digit rate in a spec were echoed whole in every finding (the hostile
+    review of stop 88); each is cut to its start and its length, the file, line and path kept whole."""
     from genreport.commands.cli import main
     from shared import ROOT
 
-    long_set = "serving.tpot=" + "9" * 300 + " ms"
+    long_set = "serving.tpot=" + "9" * 5000 + " ms"
     assert main([str(ROOT / "specs" / "llama8b-h100.yaml"), "--set", long_set, "-o", str(tmp_path)]) == 1
     err = capsys.readouterr().err
-    label = "--set " + long_set
-    assert "9" * 101 not in err and f"... ({len(label):,} characters):" in err, err
+    label = "--set " + long_set  # an argument: its first 280 characters (a --set of a long path stays whole)
+    assert "9" * 300 not in err and f"... ({len(label):,} characters):" in err, err
+    assert "serving.tpot: text of 5,003 characters is too long" in err  # the value's own check
     spec = tmp_path / "long.yaml"
     spec.write_text("kind: report\nname: x\ntitle: t\nhardware: h100-sxm\nmodel: llama-3.1-8b\nprecision: bf16\n"
                     "workloads:\n  decode: {batch: [1], context: [1k]}\n"
@@ -60,3 +61,21 @@ def test_a_step_budget_given_twice_names_where_each_was_given(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "differs from engine.max_batched_tokens 8,192 (--set engine.max_batched_tokens=8192)" in err, err
     assert "(line 1)" not in err and not any(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("value,words", [
+    ("serving={<<: {prompt: 1k, output: 1}}", "serving: merge keys ('<<') are not supported"),
+    ("serving={prompt: !!python/name:os.system , output: 1}",
+     "serving.prompt: tag '!!python/name:os.system' is not allowed in specs"),
+    ("workloads.decode.batch=[1, 010]", "workloads.decode.batch[1]: 010 reads as 8"),
+])
+def test_a_set_value_is_refused_as_a_spec_file_refuses_it(value, words, tmp_path, capsys):
+    """A --set value with a merge key or a tag read "'...' is not a mapping (key: value)" where a spec file says what
+    is wrong (the hostile review of stop 88); it says the same, named by the option and the path inside its value."""
+    from genreport.commands.cli import main
+    from shared import ROOT
+
+    assert main([str(ROOT / "specs" / "llama70b-h100-tp8.yaml"), "--set", value, "-o", str(tmp_path)]) == 1
+    err = capsys.readouterr().err
+    assert f"--set {value}: {words}" in err, err
+    assert "is not a mapping" not in err and not any(tmp_path.iterdir())

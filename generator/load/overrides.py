@@ -41,10 +41,19 @@ def parse_override(text: str) -> tuple[tuple[str, ...], object]:
     if not key.strip() or any(not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", p) for p in parts):
         raise SpecError([Finding("--set " + text, 0, 0, "", f"'{key}' is not a dotted path of keys",
                                  "write e.g. --set model.kv_heads=1")])
-    ok, value = scalar(raw) if raw.strip() else (True, "")
+    try:
+        ok, value = scalar(raw) if raw.strip() else (True, "")
+    except SpecError as exc:  # what the value's YAML may not hold: named by the option, as its other findings are
+        raise SpecError([Finding("--set " + text, 0, 0, ".".join(parts) + _within(f.path), f.message, f.hint,
+                                 f.severity) for f in exc.findings]) from None
     if not ok or value is None:
         value = raw
     return parts, value
+
+
+def _within(path: str) -> str:
+    """A path inside a --set value appended to the option's: '.prompt', '[1]', or nothing."""
+    return "" if not path else path if path.startswith("[") else "." + path
 
 
 # Short override paths, as people write them, and where they live in the spec.

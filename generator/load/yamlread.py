@@ -469,9 +469,11 @@ def scalar(text: str, limit: int = 4096, written: dict | None = None) -> tuple[b
             return False, None
         builder = _Builder(doc, loader)
         value = builder.build(root, ())
-        odd = [f for f in builder.findings if "YAML 1.1 reads" in f.message or f.message.startswith("duplicate key")]
+        odd = [f for f in builder.findings if "YAML 1.1 reads" in f.message or f.message.startswith("duplicate key")
+               or f.message.startswith("merge keys") or " is not allowed in specs" in f.message]
         if odd:  # a number that reads otherwise than it looks is refused, not taken as text ([1, 010] was 8); so is a
-            # key given twice, which read as text and was refused as "not allowed here" (hostile input, round six)
+            # key given twice, which read as text and was refused as "not allowed here" (hostile input, round six), and
+            # a merge key or a tag, refused as a spec file refuses them (they read "... is not a mapping": round eight)
             raise SpecError(odd)
         return (False, None) if builder.findings else (True, value)
     except (yaml.YAMLError, _Stop, RecursionError):
