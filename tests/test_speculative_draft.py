@@ -521,3 +521,34 @@ def test_plan_speculative_names_the_part_that_is_wrong(value, words, capsys):
     assert main(["plan", "llama-3.1-8b", "--hardware", "h100-sxm", "--speculative", value]) == 1
     err = capsys.readouterr().err
     assert f"--speculative {value}: {words}" in err, err
+
+
+@pytest.mark.parametrize("speculative,sets,words", [
+    ("{draft_tokens: 3, acceptance: 0.8, draft_model: llama-3.1-70b}", [],
+     "the draft Llama 3.1 70B has as many parameters as the target Llama 3.1 8B or more"),
+    ("{draft_tokens: 1, acceptance: 0.8, draft_layers: 2}", ["model.layers=2"],
+     "a head of 2 layers beside a target of 2: each draft pass costs as much as a target step or more"),
+])
+def test_a_draft_as_large_as_its_target_is_warned_of(tmp_path, capsys, speculative, sets, words):
+    """A draft model as large as its target, or a head as deep, builds (it is a what-if one may ask) but says that no
+    speculation pays: the hostile review of stop 88 built a 70B drafting for an 8B, and a 16-layer head on a 1-layer
+    target, without a word."""
+    from genreport.commands.cli import main
+    from shared import spec_file
+
+    path = spec_file(f"""\
+kind: report
+name: big-draft
+title: Llama 3.1 8B on one H100, a large draft
+hardware: h100-sxm
+model: llama-3.1-8b
+precision: bf16
+workloads:
+  decode: {{batch: [1], context: [1k]}}
+serving: {{prompt: 1k, output: 64, speculative: {speculative}}}
+""", "big-draft")
+    args = [x for s in sets for x in ("--set", s)]
+    assert main([str(path), *args, "-o", str(tmp_path), "--format", "json", "-q"]) == 0
+    err = capsys.readouterr().err
+    assert "warning: " + words in err, err
+    assert main([str(path), *args, "-o", str(tmp_path / "strict"), "--format", "json", "-q", "--strict"]) == 1

@@ -340,6 +340,12 @@ def _draft(doc, serving, model, precision, sub, findings):
     tokenizer's padding of it (:func:`draft_vocabulary`)."""
     spec_ = serving.speculative if serving is not None else None
     if spec_ is not None and spec_.draft_layers is not None and model is not None:
+        if spec_.draft_layers >= model.layers:  # a head as deep as its target (the hostile review of stop 88: 16 on 1)
+            findings.add(doc.finding(("serving", "speculative", "draft_layers"),
+                                     f"a head of {spec_.draft_layers} layers beside a target of {model.layers}: each "
+                                     "draft pass costs as much as a target step or more, so no speculation pays",
+                                     "an EAGLE or MTP head has one layer or a few (DeepSeek-V3's MTP: 1)",
+                                     severity="warning"))
         # a head in a format of its own caches in the target's: an engine keeps one KV-cache format (vLLM's
         # kv_cache_dtype, TensorRT-LLM's kv_cache_config) for every attention layer, the drafter's included
         own = spec_.draft_precision
@@ -358,8 +364,21 @@ def _draft(doc, serving, model, precision, sub, findings):
     if draft.moe:
         findings.add(doc.finding(path, f"the draft {draft.title} is a mixture of experts: its passes' expert reads "
                                  "are not modelled", "name a dense draft model, or give draft_cost"))
+    elif model is not None and _parameters(draft) >= _parameters(model):  # (the hostile review of stop 88: a 70B
+        # drafting for an 8B built without a word)
+        findings.add(doc.finding(path, f"the draft {draft.title} has as many parameters as the target {model.title} "
+                                 "or more: each draft pass costs a target step or more, so no speculation pays",
+                                 "name a smaller draft of the same tokenizer (e.g. llama-3.2-1b for Llama 3.1)",
+                                 severity="warning"))
     prec = spec_.draft_precision or precision
     return dataclasses.replace(serving, speculative=dataclasses.replace(spec_, draft=draft, draft_precision=prec))
+
+
+def _parameters(model) -> float:
+    """A model's parameters: the published count, else the shapes' (architecture.parameter_count)."""
+    from genreport.formulas import architecture as arch
+
+    return float(model.declared_parameters or arch.parameter_count(model).total)
 
 
 # The spec's configuration: what its measurements ran on and its seed's text is about; a what-if that sets any of
