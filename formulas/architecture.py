@@ -314,6 +314,7 @@ def prefill_attended_fraction(m, tokens):
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(tokens > 0, out / (m.layers * full), 1.0)
 
+
 def prefill_attended_fraction_after(m, tokens, cached):
     """g of ``tokens`` prompt positions that follow ``cached`` positions a prefix cache already holds: the pairs they
     attend to, A(cached + tokens) - A(cached) with A(x) = g(x) x^2 / 2 a layer (:func:`prefill_attended_fraction`),
@@ -330,6 +331,7 @@ def prefill_attended_fraction_after(m, tokens, cached):
     pairs = [prefill_attended_fraction(m, x) * x * x / 2.0 for x in (total, c)]
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(t > 0, (pairs[0] - pairs[1]) / ((total * total - c * c) / 2.0), 1.0)
+
 
 # ----------------------------------------------------------------------------------------------- KV headlines
 
