@@ -240,3 +240,18 @@ def test_the_cheapest_layout_says_its_tensor_parallel_group_crosses_nodes(tmp_pa
         text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", rendered(r, section)))
         assert (words in text) == crosses, (section, c["tp"], c["links"])
     assert crosses and c["tp"] > 8  # the case the review found: the group is wider than an HGX H100's 8 GPUs
+
+
+def test_page_1s_cheapest_layout_without_an_engine_limit_says_as_many_as_fit():
+    """The 8B spec's engine sets no max_sequences (0, as the seeds assume): the cheapest layout is searched at the
+    chapter's cap, 65,536, which no one wrote; page 1 and chapter 7 said "with at most 65,536 sequences a replica" (a
+    review of stop 88). They say as many as fit, results.json keeps the number and says the engine does not set it."""
+    import re
+
+    from shared import evaluated, page
+
+    over = ["serving={prompt: 1k, output: 128, tpot: 20 ms}"]
+    text = " ".join(re.sub(r"<[^>]+>", "", page("llama8b-h100.yaml", over)).split())
+    assert "with as many sequences a replica as fit (no engine limit)" in text and "65,536 sequences" not in text
+    sv = evaluated("llama8b-h100.yaml", over).serving
+    assert sv["replica_batch"] == 65_536 and sv["replica_batch_engine"] is False

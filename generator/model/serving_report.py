@@ -327,7 +327,9 @@ def report(r, plans: bool = True) -> dict | None:
             "round_context": round_context(spec.model, sv.prompt, sv.output),
             "concurrency": cap * par.dp, "ttft_target": sv.ttft, "tpot_target": sv.tpot,
             # the batch asked without users (none where the users give it)
-            "users": sv.users, "replica_batch": None if sv.users else replica_batch(hw), "gpus_per_node": node,
+            "users": sv.users, "replica_batch": None if sv.users else replica_batch(hw),
+            # whether the engine's max_sequences sets it (else the chapter's cap: no limit written)
+            "replica_batch_engine": bool(int(getattr(hw, "max_sequences", 0) or 0) > 0), "gpus_per_node": node,
             "replica_nodes": -(-par.replica_gpus // node) if node else None,  # nodes one replica spans
             "node_busy_gpus": node_busy_gpus(par.replica_gpus, node),  # a node's GPUs that run replicas
             # nodes the expert-parallel group spans: wider than a replica (data-parallel attention), its replicas'

@@ -371,10 +371,12 @@ def serving_parts(r: Results, chapter: int) -> list[tuple[str, str, bool]] | Non
             say(" at $")
             say(fmt.dollars(cheap["usd_per_mtok_out"]), True)
             say(" per million output tokens")
-        if not sv.get("users"):
+        if not sv.get("users") and sv.get("replica_batch_engine", True):
             say(", with at most ")
             say(f'{sv["replica_batch"]:,}', True)
             say(" sequences a replica")
+        elif not sv.get("users"):  # no engine limit: as many as fit (the chapter's cap, 65,536)
+            say(", with as many sequences a replica as fit (no engine limit)")
     else:
         say("no layout ")
         say("plan", False, "code")
