@@ -79,3 +79,24 @@ def test_a_set_value_is_refused_as_a_spec_file_refuses_it(value, words, tmp_path
     err = capsys.readouterr().err
     assert f"--set {value}: {words}" in err, err
     assert "is not a mapping" not in err and not any(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("x,text", [(0.85, "85%"), (0.05, "5%"), (0.075, "7.5%"), (0.995, "99.5%"), (1.0, "100%"),
+                                    (0.0, "0%"), (0.9999999999999999, "over 99.99%"), (1e-7, "under 0.01%"),
+                                    (0.99999, "over 99.99%"), (0.9999, "99.99%")])
+def test_a_share_strictly_between_0_and_1_never_reads_0_or_100_percent(x, text):
+    """fmt.share, the lever rows' acceptance, prefix hit, draft cost and pool shares (the hostile review of stop 88: an
+    acceptance of 0.9999999999999999 read "accepted 100%")."""
+    from genreport.present.fmt import share
+
+    assert share(x) == text
+
+
+def test_the_rows_say_a_share_at_its_end_as_it_is():
+    from shared import evaluated
+
+    r = evaluated("llama70b-h100-tp8.yaml", ["serving.speculative.acceptance=0.9999999999999999",
+                                             "serving.prefix_hit=0.00001"])
+    rows = {row["technique"]: row for row in r.serving["techniques"]["rows"]}
+    assert "accepted over 99.99% each" in rows["speculative decoding"]["setting"], rows["speculative decoding"]
+    assert rows["prefix caching"]["setting"].startswith("under 0.01% of each prompt cached")

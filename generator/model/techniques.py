@@ -563,14 +563,10 @@ def _share(x: float) -> str:
 
 
 def _pool_share(x: float) -> str:
-    """A pool's share of the GPUs in percent: whole percents, but two significant digits under 10% and four past 99%,
-    so a share strictly between 0 and 1 never reads "0%" or "100%" (a review read "100% of the GPUs prefill, 0%
-    decode" for a 2-token output)."""
-    if 0 < x < 0.1:
-        return f"{100 * x:.2g}%"
-    if 0.99 < x < 1:
-        return f"{100 * x:.4g}%"
-    return f"{x:.0%}"
+    """A share in percent that never reads "0%" or "100%" strictly between them (genreport.present.fmt.share)."""
+    from genreport.present.fmt import share
+
+    return share(x)
 
 
 def _retire(rate: float, unit: str = "") -> str:
@@ -665,7 +661,7 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
                             f"at {verify_x:,.0f})")
                     if verify_x is not None else upto)
         t_d = at_mean["draft"]
-        drafts = (f"drafts {sp.draft_cost:.0%} of a step" if sp.draft is None else
+        drafts = (f"drafts {_pool_share(sp.draft_cost)} of a step" if sp.draft is None else
                   f"drafted by {sp.draft.title}{_draft_format(r.spec)} ({sp.draft_tokens} pass{'es' if sp.draft_tokens > 1 else ''}, at least {fmt.time(t_d)}: "
                   f"{_share(t_d / at_mean['plain'])} of a step)")
         if sp.draft is not None:
@@ -675,7 +671,7 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
         ends += _speculative_compute_words(r.serving, sp, tokens, int(batch))
         rows.append({"technique": "speculative decoding",
                      "setting": f"{sp.draft_tokens} draft token{'s' if sp.draft_tokens > 1 else ''}, accepted "
-                                f"{sp.acceptance:.0%} each, {drafts}"
+                                f"{_pool_share(sp.acceptance)} each, {drafts}"
                                 + (f", a tree of {sp.verified} tokens verified" if sp.verify_tokens is not None else ""),
                      "ttft": (ttft, ttft), "tpot": (tpot, lay["tpot"]), "per_gpu": (per_gpu, per_gpu_s),
                      "usd": (usd, usd_per_mtok(r.spec.hardware.price_per_hour, per_gpu_s) if usd is not None else None),
@@ -738,7 +734,7 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
                                if mix["C_p"] > 0
                                else ", no room for a prompt chunk")
                             # the chunks carry the prompt's uncached part: its TTFT takes the prefix cache's hit too
-                            + (f", of the {1 - sv.prefix_hit:.0%} of the prompt the prefix cache leaves (its TTFT "
+                            + (f", of the {_pool_share(1 - sv.prefix_hit)} of the prompt the prefix cache leaves (its TTFT "
                                "before and after counts that row's hit)" if sv.prefix_hit > 0 and mix["C_p"] > 0 else ""),
                  # the TTFT of the prompt's uncached part (the prefix caching row's), the part the chunks carry, times
                  # chunked over alone (a 70% hit's chunked row once read the whole prompt's 3.57 s), and at least the
@@ -839,7 +835,7 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
                      c=float(np.ravel(held["c"])[0]), C=float(np.ravel(held["C"])[0]))
         cap0, cap1 = (_sequences(physical("prefix_capacity_batch", _eval(r, "prefix_capacity_batch", {**env_h, **h}),
                                           "floor")[0]) for h in ({"h_p": 0.0}, {}))
-        rows.append({"technique": "prefix caching", "setting": f"{sv.prefix_hit:.0%} of each prompt cached",
+        rows.append({"technique": "prefix caching", "setting": f"{_pool_share(sv.prefix_hit)} of each prompt cached",
                      "ttft": (ttft, ttft_h), "tpot": (tpot, tpot), "per_gpu": (per_gpu, per_gpu),
                      "usd": (usd, usd), "gain": ttft / ttft_h,
                      "ends": f"sequences that fit per replica at the last context ({int(last):,} tokens): {cap0 or 0:,.0f} "

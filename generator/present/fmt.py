@@ -153,6 +153,20 @@ def pct(x, digits: int = 1) -> str:
     return f"{100 * float(x):.{digits}f}%"
 
 
+def share(x) -> str:
+    """A share in percent (a pool's of the GPUs, an acceptance, a prefix hit, a draft's cost): whole percents, but two
+    significant digits under 10% and four past 99%, so a share strictly between 0 and 1 never reads "0%" or "100%" (a
+    review read "100% of the GPUs prefill, 0% decode" for a 2-token output; the hostile review of stop 88 "accepted
+    100%" for 0.9999999999999999): "under 0.01%" and "over 99.99%" where even those digits round to the end.  The
+    page's techniques.js poolShare is the same."""
+    x = float(x)
+    if 0 < x < 0.1:
+        return "under 0.01%" if 100 * x < 0.01 else f"{100 * x:.2g}%"
+    if 0.99 < x < 1:
+        return "over 99.99%" if f"{100 * x:.4g}" == "100" else f"{100 * x:.4g}%"
+    return f"{x:.0%}"
+
+
 def times(x) -> str:
     """A ratio as '3.17×'."""
     x = float(x)
@@ -233,7 +247,7 @@ def elasticity(v) -> str:
 
 FILTERS = {
     "elasticity": elasticity, "memsize": memsize, "nearest": nearest, "num": num, "exact": exact, "integer": integer, "gb": gb, "gib": gib, "size": size, "kib": kib, "time": time, "micro": micro, "sig3": sig3, "dollars": dollars,
-    "rate": rate, "bandwidth": bandwidth, "flops": flops, "params": params, "pct": pct, "times": times,
+    "rate": rate, "bandwidth": bandwidth, "flops": flops, "params": params, "pct": pct, "times": times, "share": share,
 }
 
 _GREEK = {"tau": "τ", "alpha": "α", "rho": "ρ", "lambda": "λ", "theta": "θ", "sigma": "σ"}

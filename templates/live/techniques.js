@@ -25,8 +25,10 @@ const GR_SERVING = (() => {
   // techniques._faster: the TPOT's speed-up in words, "1.10x slower" past the break-even batch
   function faster(x) { return x >= 1 ? F.format(x, ".2f") + "× faster" : F.format(1 / x, ".2f") + "× slower"; }
   // techniques._pool_share: whole percents, two significant digits under 10% and four past 99% (never "0%", "100%")
-  function poolShare(x) {
-    return x > 0 && x < 0.1 ? F.format(100 * x, ".2g") + "%" : x > 0.99 && x < 1 ? F.format(100 * x, ".4g") + "%" : pct(x);
+  function poolShare(x) {  // techniques._pool_share: a share strictly between 0 and 1 never reads 0% or 100%
+    if (x > 0 && x < 0.1) return 100 * x < 0.01 ? "under 0.01%" : F.format(100 * x, ".2g") + "%";
+    if (x > 0.99 && x < 1) return F.format(100 * x, ".4g") === "100" ? "over 99.99%" : F.format(100 * x, ".4g") + "%";
+    return pct(x);
   }
   /** Where a speed-up stops paying, in words (techniques._stops_paying); null where it pays at every batch. */
   function stopsPaying(p, where, why) {
@@ -440,9 +442,9 @@ const GR_SERVING = (() => {
           + ")" + (batch > bS ? ": fewer than this row's " + commas(batch) : "");
       }
       levers.push({technique: "speculative decoding", setting: k + " draft token" + (k > 1 ? "s" : "") + ", accepted "
-        + pct(sp.acceptance) + " each, " + (draft ? "drafted by " + draft.model.title + draftFormat(inp) + " (" + k + " pass"
+        + poolShare(sp.acceptance) + " each, " + (draft ? "drafted by " + draft.model.title + draftFormat(inp) + " (" + k + " pass"
           + (k > 1 ? "es" : "") + ", at least " + F.time(td) + ": " + stepShare(td / aMean.plain) + " of a step)"
-          : "drafts " + pct(sp.draft_cost) + " of a step")
+          : "drafts " + poolShare(sp.draft_cost) + " of a step")
         + (sp.verify_tokens !== null && sp.verify_tokens !== undefined ? ", a tree of " + sp.verify_tokens
           + " tokens verified" : ""),
         ttft: [ttft, ttft], tpot: [tp0, tpotS], per_gpu: [gpu0, gpuS], usd: [usd0, usd0 !== null ? usd(price, gpuS) : null],
@@ -498,7 +500,7 @@ const GR_SERVING = (() => {
       + ((par.pp || 1) > 1 ? ", " + par.pp + " steps a round (one per micro-batch)" : "") + ": " + commas(batch)
       + (batch === 1 ? " decode token" : " decode tokens") + (cp > 0 ? " and a prompt chunk of " + commas(cp)
         + ((par.pp || 1) > 1 ? " a round" : "") : ", no room for a prompt chunk")
-      + (sv.prefix_hit > 0 && cp > 0 ? ", of the " + pct(1 - sv.prefix_hit) + " of the prompt the prefix cache leaves (its TTFT "
+      + (sv.prefix_hit > 0 && cp > 0 ? ", of the " + poolShare(1 - sv.prefix_hit) + " of the prompt the prefix cache leaves (its TTFT "
         + "before and after counts that row's hit)" : ""),
       ttft: [ttftH, ttftRatio !== null ? pyMax(ttftH * ttftRatio, uncached / cp * tp0 * cost) : null], tpot: [tp0, tp0 * cost], per_gpu: [gpu0, gpu0 / life],
       usd: [usd0, usd0 !== null ? usd0 * life : null], ends: cp > 0 ? "a step's intensity " + commas(iPlain) + " → "
@@ -597,7 +599,7 @@ const GR_SERVING = (() => {
         return x === null ? null : Math.max(0, Math.floor(x));
       };
       const c0 = fits({h_p: 0.0}), c1 = fits({});
-      levers.push({technique: "prefix caching", setting: pct(sv.prefix_hit) + " of each prompt cached",
+      levers.push({technique: "prefix caching", setting: poolShare(sv.prefix_hit) + " of each prompt cached",
         ttft: [ttft, ttftH], tpot: [tp0, tp0], per_gpu: [gpu0, gpu0], usd: [usd0, usd0],
         ends: "sequences that fit per replica at the last context (" + commas(last) + " tokens): " + commas(c0 || 0) + " → "
           + commas(c1 || 0) + " (the shared prefix held once)",

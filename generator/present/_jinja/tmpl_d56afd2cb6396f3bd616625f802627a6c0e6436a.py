@@ -94,28 +94,34 @@ def root(context, missing=missing):
         def t_11(*unused):
             raise TemplateRuntimeError("No filter named 'params' found.")
     try:
-        t_12 = environment.filters['sig3']
+        t_12 = environment.filters['share']
     except KeyError:
         @internalcode
         def t_12(*unused):
-            raise TemplateRuntimeError("No filter named 'sig3' found.")
+            raise TemplateRuntimeError("No filter named 'share' found.")
     try:
-        t_13 = environment.filters['time']
+        t_13 = environment.filters['sig3']
     except KeyError:
         @internalcode
         def t_13(*unused):
-            raise TemplateRuntimeError("No filter named 'time' found.")
+            raise TemplateRuntimeError("No filter named 'sig3' found.")
     try:
-        t_14 = environment.tests['defined']
+        t_14 = environment.filters['time']
     except KeyError:
         @internalcode
         def t_14(*unused):
-            raise TemplateRuntimeError("No test named 'defined' found.")
+            raise TemplateRuntimeError("No filter named 'time' found.")
     try:
-        t_15 = environment.tests['none']
+        t_15 = environment.tests['defined']
     except KeyError:
         @internalcode
         def t_15(*unused):
+            raise TemplateRuntimeError("No test named 'defined' found.")
+    try:
+        t_16 = environment.tests['none']
+    except KeyError:
+        @internalcode
+        def t_16(*unused):
             raise TemplateRuntimeError("No test named 'none' found.")
     pass
     included_template = environment.get_template('_macros.html.j2', 'sections/s9_serving.html.j2').make_module(context.get_all(), True, {'budget_words': l_0_budget_words, 'figure': l_0_figure, 'formula': l_0_formula, 'fr': l_0_fr, 'n': l_0_n, 'ra': l_0_ra, 'spx': l_0_spx, 'why': l_0_why})
@@ -154,14 +160,14 @@ def root(context, missing=missing):
             if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_target'):
                 pass
                 yield 'a time to first token of '
-                yield escape(t_13(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_target')))
+                yield escape(t_14(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_target')))
             if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_target') and environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_target')):
                 pass
                 yield ' and '
             if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_target'):
                 pass
                 yield 'a time per output token of '
-                yield escape(t_13(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_target')))
+                yield escape(t_14(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_target')))
         yield ',\non '
         yield escape(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'where'))
         yield '. The time to first token (TTFT) is the prefill of one prompt alone on the replica, its\ncommunication included'
@@ -172,7 +178,7 @@ def root(context, missing=missing):
             yield " pipeline stages, at least the prompt's chunks in flight on every stage at once: the "
             yield escape(t_6(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'prompt')))
             yield "-token prompt's pass through the stages in turn, which keeps the replica busy and is its time to first token where an engine passes a prompt whole, as vLLM and TensorRT-LLM do, takes "
-            yield escape(t_13(environment.getattr(environment.getattr(environment.getitem(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rows'), 0), 'bound'), 'prefill')))
+            yield escape(t_14(environment.getattr(environment.getattr(environment.getitem(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rows'), 0), 'bound'), 'prefill')))
             yield ')'
         yield "; the time per output token (TPOT) is the request's slowest decode round, "
         if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'round_context') != environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'last_context')):
@@ -216,7 +222,7 @@ def root(context, missing=missing):
             yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
             yield ' (an upper estimate of the draw)'
         yield ';\ninput tokens are priced at the prefill rate, output tokens at the decode rate.'
-        if t_14(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'speedup_last')):
+        if t_15(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'speedup_last')):
             pass
             yield " The rows decode plainly, one token a round: this\nspec's speculative decoding is the lever row of “What serving engines do to it” below, at the last row's batch (as <code>plan</code> with this spec\nspeculates where it pays)."
         yield '</p>\n'
@@ -273,33 +279,33 @@ def root(context, missing=missing):
                     yield '</td>\n<td class="n">'
                     yield escape(t_6(environment.getattr(l_1_row, 'batch')))
                     yield '</td><td class="n">'
-                    yield escape(t_13(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'ttft')))
+                    yield escape(t_14(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'ttft')))
                     yield '</td><td class="n">'
-                    yield escape(t_13(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'tpot')))
+                    yield escape(t_14(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'tpot')))
                     yield '</td><td class="n">'
-                    yield escape(t_13(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'e2e')))
+                    yield escape(t_14(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'e2e')))
                     yield '</td>\n<td class="n">'
                     yield escape(t_10(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'tokens_per_s_user')))
                     yield '</td><td class="n">'
                     yield escape(t_10(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'tokens_per_s_gpu')))
                     yield '</td>\n<td class="n">'
-                    if (not t_15(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'usd_per_mtok_in'))):
+                    if (not t_16(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'usd_per_mtok_in'))):
                         pass
-                        yield escape(t_12(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'usd_per_mtok_in')))
+                        yield escape(t_13(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'usd_per_mtok_in')))
                     else:
                         pass
                         yield '—'
                     yield '</td>\n<td class="n">'
-                    if (not t_15(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'usd_per_mtok_out'))):
+                    if (not t_16(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'usd_per_mtok_out'))):
                         pass
-                        yield escape(t_12(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'usd_per_mtok_out')))
+                        yield escape(t_13(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'usd_per_mtok_out')))
                     else:
                         pass
                         yield '—'
                     yield '</td>\n<td class="n">'
-                    if (not t_15(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'joules_per_token'))):
+                    if (not t_16(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'joules_per_token'))):
                         pass
-                        yield escape(t_12(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'joules_per_token')))
+                        yield escape(t_13(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'joules_per_token')))
                     else:
                         pass
                         yield '—'
@@ -401,7 +407,7 @@ def root(context, missing=missing):
                 yield ' over the '
                 yield escape(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'dp'))
                 yield ' replicas)'
-            if (t_14(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'capacity_with_draft')) and (environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'capacity_plain') != environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'capacity_with_draft'))):
+            if (t_15(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'capacity_with_draft')) and (environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'capacity_plain') != environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'capacity_with_draft'))):
                 pass
                 yield " beside the draft's weights and cache, "
                 yield escape(t_6(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'capacity_plain')))
@@ -412,21 +418,21 @@ def root(context, missing=missing):
                 yield escape(t_6(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'max_sequences')))
                 yield " at once (engine.max_sequences, vLLM's max_num_seqs, whose logits the activation workspace holds): no row's batch passes it"
             yield '.\n'
-            if (not t_15(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_met'))):
+            if (not t_16(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_met'))):
                 pass
                 yield 'The TTFT target is '
                 if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_met'):
                     pass
                     yield 'met: at least '
-                    yield escape(t_13(environment.getattr(environment.getattr(environment.getitem(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rows'), 0), 'bound'), 'ttft')))
+                    yield escape(t_14(environment.getattr(environment.getattr(environment.getitem(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rows'), 0), 'bound'), 'ttft')))
                     yield ' at this layout'
                 else:
                     pass
                     yield '<strong>missed</strong>: the prefill alone takes at least '
-                    yield escape(t_13(environment.getattr(environment.getattr(environment.getitem(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rows'), 0), 'bound'), 'ttft')))
+                    yield escape(t_14(environment.getattr(environment.getattr(environment.getitem(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rows'), 0), 'bound'), 'ttft')))
                     yield ' at this layout'
                 yield '. '
-            if (not t_15(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_batch'))):
+            if (not t_16(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_batch'))):
                 pass
                 if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_batch'):
                     pass
@@ -443,11 +449,11 @@ def root(context, missing=missing):
                     elif (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'max_sequences') and (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_batch') == environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'max_sequences'))):
                         pass
                         yield " (the engine's max_sequences stops the batch first)"
-                    elif ((not t_15(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'compute_batch'))) and (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_batch') == environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'compute_batch'))):
+                    elif ((not t_16(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'compute_batch'))) and (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_batch') == environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'compute_batch'))):
                         pass
                         yield " (the compute stops the batch first, the sequences' prompts counted)"
                     yield '.'
-                    if (not t_15(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'compute_batch'))):
+                    if (not t_16(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'compute_batch'))):
                         pass
                         yield " With their prompts' prefills a replica's compute keeps at most B<sub>P,θ</sub> = n<sub>TP</sub> n<sub>st</sub> P (T<sub>out</sub> − 1) θ / F<sub>r</sub> = "
                         yield escape(t_6(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'compute_batch')))
@@ -463,7 +469,7 @@ def root(context, missing=missing):
                     yield ' per replica ('
                     yield escape(environment.getattr(environment.getitem(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rows'), 0), 'label'))
                     yield ': TPOT '
-                    yield escape(t_13(environment.getattr(environment.getattr(environment.getitem(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rows'), 0), 'bound'), 'tpot')))
+                    yield escape(t_14(environment.getattr(environment.getattr(environment.getitem(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rows'), 0), 'bound'), 'tpot')))
                     yield "), but with their prompts' prefills a replica's compute keeps none at the target: B<sub>P,θ</sub> = n<sub>TP</sub> n<sub>st</sub> P (T<sub>out</sub> − 1) θ / F<sub>r</sub> = 0 (F<sub>r</sub> a request's FLOPs: its decode tokens at the mean context and its prompt; its "
                     yield escape(t_6(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'prompt')))
                     yield "-token prompt takes more of the replica's compute than its "
@@ -624,19 +630,19 @@ def root(context, missing=missing):
                     yield 's, more than one copy of this layout)'
                 yield ', '
             yield 'TTFT '
-            yield escape(t_13(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'ttft')))
+            yield escape(t_14(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'ttft')))
             yield ', TPOT '
-            yield escape(t_13(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'tpot')))
+            yield escape(t_14(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'tpot')))
             yield ', '
             yield escape(t_10(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'tokens_per_s_gpu')))
             yield ' tok/s per '
             yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
-            if (not t_15(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'usd_per_mtok_out'))):
+            if (not t_16(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'usd_per_mtok_out'))):
                 pass
                 yield ', $'
                 yield escape(t_2(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'usd_per_mtok_out')))
                 yield ' per million output tokens'
-            if (not t_15(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'usd_per_request'))):
+            if (not t_16(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'usd_per_request'))):
                 pass
                 yield ', $'
                 yield escape(t_2(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'usd_per_request')))
@@ -659,8 +665,7 @@ def root(context, missing=missing):
                     yield ' draft token'
                     yield escape(('s' if (environment.getattr((undefined(name='spx') if l_0_spx is missing else l_0_spx), 'draft_tokens') > 1) else ''))
                     yield ', each accepted '
-                    yield escape(t_3('%.0f', (environment.getattr((undefined(name='spx') if l_0_spx is missing else l_0_spx), 'acceptance') * 100)))
-                    yield '%'
+                    yield escape(t_12(environment.getattr((undefined(name='spx') if l_0_spx is missing else l_0_spx), 'acceptance')))
                     if environment.getattr((undefined(name='spx') if l_0_spx is missing else l_0_spx), 'draft'):
                         pass
                         yield ', drafted by '
@@ -670,7 +675,7 @@ def root(context, missing=missing):
                     yield '× the tokens per second of a plain one at batch '
                     yield escape(t_6(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'batch')))
                     yield ', TPOT '
-                    yield escape(t_13(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'tpot_plain')))
+                    yield escape(t_14(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'tpot_plain')))
                     yield ' without.'
                 else:
                     pass
@@ -679,8 +684,8 @@ def root(context, missing=missing):
                     yield ' draft token'
                     yield escape(('s' if (environment.getattr((undefined(name='spx') if l_0_spx is missing else l_0_spx), 'draft_tokens') > 1) else ''))
                     yield ', each accepted '
-                    yield escape(t_3('%.0f', (environment.getattr((undefined(name='spx') if l_0_spx is missing else l_0_spx), 'acceptance') * 100)))
-                    yield '%) no layout <code>plan --speculative</code> finds is cheaper.'
+                    yield escape(t_12(environment.getattr((undefined(name='spx') if l_0_spx is missing else l_0_spx), 'acceptance')))
+                    yield ') no layout <code>plan --speculative</code> finds is cheaper.'
         elif (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_target') or environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_target')):
             pass
             yield 'No layout <code>plan</code> tries on '
@@ -765,25 +770,25 @@ def root(context, missing=missing):
                 yield '</td><td>'
                 yield escape(environment.getattr(l_1_row, 'setting'))
                 yield '</td>\n<td class="n">'
-                yield escape(t_13(environment.getitem(environment.getattr(l_1_row, 'ttft'), 0)))
+                yield escape(t_14(environment.getitem(environment.getattr(l_1_row, 'ttft'), 0)))
                 yield ' → '
-                yield escape(t_13(environment.getitem(environment.getattr(l_1_row, 'ttft'), 1)))
+                yield escape(t_14(environment.getitem(environment.getattr(l_1_row, 'ttft'), 1)))
                 yield '</td><td class="n">'
-                yield escape(t_13(environment.getitem(environment.getattr(l_1_row, 'tpot'), 0)))
+                yield escape(t_14(environment.getitem(environment.getattr(l_1_row, 'tpot'), 0)))
                 yield ' → '
-                yield escape(t_13(environment.getitem(environment.getattr(l_1_row, 'tpot'), 1)))
+                yield escape(t_14(environment.getitem(environment.getattr(l_1_row, 'tpot'), 1)))
                 yield '</td>\n<td class="n">'
                 yield escape(t_10(environment.getitem(environment.getattr(l_1_row, 'per_gpu'), 0)))
                 yield ' → '
                 yield escape(t_10(environment.getitem(environment.getattr(l_1_row, 'per_gpu'), 1)))
                 yield '</td>\n<td class="n">'
-                if (not t_15(environment.getitem(environment.getattr(l_1_row, 'usd'), 0))):
+                if (not t_16(environment.getitem(environment.getattr(l_1_row, 'usd'), 0))):
                     pass
-                    yield escape(t_12(environment.getitem(environment.getattr(l_1_row, 'usd'), 0)))
+                    yield escape(t_13(environment.getitem(environment.getattr(l_1_row, 'usd'), 0)))
                     yield ' → '
-                    if (not t_15(environment.getitem(environment.getattr(l_1_row, 'usd'), 1))):
+                    if (not t_16(environment.getitem(environment.getattr(l_1_row, 'usd'), 1))):
                         pass
-                        yield escape(t_12(environment.getitem(environment.getattr(l_1_row, 'usd'), 1)))
+                        yield escape(t_13(environment.getitem(environment.getattr(l_1_row, 'usd'), 1)))
                     else:
                         pass
                         yield '—'
@@ -805,14 +810,14 @@ def root(context, missing=missing):
                 yield '.</li>\n'
             l_1_row = missing
             yield '</ul>\n'
-            if t_14(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_speculative')):
+            if t_15(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_speculative')):
                 pass
                 yield '<p>Speculative decoding: a verify step reads the weights and each sequence\'s cache once for its\nk<sub>d</sub> + 1 tokens and yields E = (1 − p<sub>a</sub><sup>k<sub>d</sub>+1</sup>) / (1 − p<sub>a</sub>) tokens on average\n(Leviathan et al.), at most the T<sub>out</sub> − 1 a request makes after its first: E<sub>R</sub> = min(E, T<sub>out</sub> − 1) = <span data-sv="numbers.expected_tokens" data-f="f2">'
                 yield escape(t_3('%.2f', environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'expected_tokens')))
                 yield '</span> tokens. At the layout the verify round carries k<sub>d</sub> + 1 tokens of each sequence through the weights and\nthe collectives and reads each cache once (t<sub>v</sub>, <code>verify_time_bound</code>), against the plain round t<sub>s</sub>\n(<code>decode_time_bound</code>) and the drafts t<sub>d</sub>, at the last token (the speed-up that divides the TPOT) and at the mean context (the one the tok/s take):</p>\n<div class="static-fx" data-static>'
                 yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_speculative'), False))
                 yield '</div>\n'
-                if t_14(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_speculative_mean')):
+                if t_15(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_speculative_mean')):
                     pass
                     yield '<div class="static-fx" data-static>'
                     yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_speculative_mean'), False))
@@ -822,7 +827,7 @@ def root(context, missing=missing):
                     pass
                     yield ', where the roofline charges the experts the verify tokens touch in full'
                 yield ", up to E itself. What no\nengine beats is the speculative TPOT's bound, t<sub>v</sub> / E.</p>"
-            if t_14(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_draft')):
+            if t_15(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_draft')):
                 pass
                 yield '<p data-static>The drafts: '
                 yield escape(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'draft_model'))
@@ -868,14 +873,14 @@ def root(context, missing=missing):
             yield ':</p>\n<div class="static-fx" data-static>'
             yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_chunked'), False))
             yield '</div>\n'
-            if t_14(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_chunked_life')):
+            if t_15(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_chunked_life')):
                 pass
                 yield "<p data-static>Over a batch's life its B prompts' uncached tokens ride along n<sub>c</sub> = B T<sub>in</sub> (1 − h<sub>p</sub>) / C<sub>p</sub> of its\nT<sub>out</sub> − 1 decode rounds, each a mixed step of κ<sub>c</sub> plain rounds (the row's cost, t<sub>mix</sub> over a plain round); the row's\ntok/s per "
                 yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
                 yield ' and $/M take the mean round, its TPOT the mixed step a token waits on:</p>\n<div class="static-fx" data-static>'
                 yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_chunked_life'), False))
                 yield '</div>'
-            if t_14(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_goodput')):
+            if t_15(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_goodput')):
                 pass
                 yield '<p>Continuous batching in steady state: requests arriving at λ per second keep\nλ (T<sub>out</sub> − 1) t<sub>s</sub> sequences decoding (Little\'s law), so the memory ledger of a step grows with its own length; the\nhighest rate whose step meets the TPOT target is</p>\n<div class="static-fx" data-static>'
                 yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_goodput'), False))
@@ -906,7 +911,7 @@ def root(context, missing=missing):
                     yield escape(t_6(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'batch')))
                     yield " sequences of the chapter's batch.</span> "
                 yield 'Beside it stand the compute roof (<span data-sv="numbers.goodput_rate_compute" data-f="rps" data-none="none">'
-                if (not t_15(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'goodput_rate_compute'))):
+                if (not t_16(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'goodput_rate_compute'))):
                     pass
                     yield escape(t_10(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'goodput_rate_compute')))
                     yield ' requests/s'
@@ -914,7 +919,7 @@ def root(context, missing=missing):
                     pass
                     yield 'none'
                 yield '</span>), the KV cache room\n(<span data-sv="numbers.goodput_rate_capacity" data-f="rps" data-none="none">'
-                if (not t_15(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'goodput_rate_capacity'))):
+                if (not t_16(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'goodput_rate_capacity'))):
                     pass
                     yield escape(t_10(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'goodput_rate_capacity')))
                     yield ' requests/s'
@@ -943,7 +948,7 @@ def root(context, missing=missing):
                 yield ')'
                 yield escape((',' if ('goodput_rate_engine' in (undefined(name='n') if l_0_n is missing else l_0_n)) else ' and'))
                 yield ' the chunk budget\n(<span data-sv="numbers.chunk_budget_rate" data-f="rps" data-none="none">'
-                if (not t_15(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'chunk_budget_rate'))):
+                if (not t_16(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'chunk_budget_rate'))):
                     pass
                     yield escape(t_10(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'chunk_budget_rate')))
                     yield ' requests/s'
@@ -956,7 +961,7 @@ def root(context, missing=missing):
                 if ('goodput_rate_engine' in (undefined(name='n') if l_0_n is missing else l_0_n)):
                     pass
                     yield ', and the engine\'s max_sequences\n(<span data-sv="numbers.goodput_rate_engine" data-f="rps" data-none="none">'
-                    if (not t_15(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'goodput_rate_engine'))):
+                    if (not t_16(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'goodput_rate_engine'))):
                         pass
                         yield escape(t_10(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'goodput_rate_engine')))
                         yield ' requests/s'
@@ -1015,7 +1020,7 @@ def root(context, missing=missing):
                     yield ' requests/s a step takes '
                     if environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'steady_step_time'):
                         pass
-                        yield escape(t_13(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'steady_step_time')))
+                        yield escape(t_14(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'steady_step_time')))
                         yield ' with '
                         yield escape(t_10(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'steady_concurrency')))
                         yield ' sequences decoding'
@@ -1063,7 +1068,7 @@ def root(context, missing=missing):
                     yield escape(environment.getitem((undefined(name='why') if l_0_why is missing else l_0_why), environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'goodput_binds')))
                     yield ')'
                 yield ',\nand a round that waits for a whole prefill takes at least '
-                yield escape(t_13(environment.getitem(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'stall'), 0)))
+                yield escape(t_14(environment.getitem(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'stall'), 0)))
                 if environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'tpot_target'):
                     pass
                     if (environment.getitem(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'stall'), 0) > environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'tpot_target')):
@@ -1075,12 +1080,12 @@ def root(context, missing=missing):
                 yield '.</p>\n'
                 yield escape(context.call((undefined(name='figure') if l_0_figure is missing else l_0_figure), (undefined(name='figs') if l_0_figs is missing else l_0_figs), 'fig11-rates'))
                 yield '\n'
-                if (environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'tpot_target') and (not t_15(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'p99_rate')))):
+                if (environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'tpot_target') and (not t_16(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'p99_rate')))):
                     pass
                     yield '<p data-static>The tail: Sarathi-Serve judges capacity by the P99 time between tokens (TBT), here the TPOT target θ = '
-                    yield escape(t_13(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'tpot_target')))
+                    yield escape(t_14(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'tpot_target')))
                     yield '.\nWithout chunks the scheduler prefills every waiting prompt before the next round (vLLM v0), so with Poisson arrivals the prompts K\nprefilled in one gap follow the generalized Poisson law P(K = k) = a (a + ρk)<sup>k−1</sup> e<sup>−a−ρk</sup> / k!, a = λ t<sub>r</sub>,\nρ = λ t<sub>p</sub> (t<sub>r</sub> the round alone, t<sub>p</sub> = '
-                    yield escape(t_13(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'prefill_alone_time')))
+                    yield escape(t_14(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'prefill_alone_time')))
                     yield ' a prefill of the uncached prompt '
                     if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ep_group_replicas') > 1):
                         pass
@@ -1095,11 +1100,11 @@ def root(context, missing=missing):
                         yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
                         yield "'s slice"
                     yield ', no collectives); a gap of t<sub>r</sub> + k t<sub>p</sub> meets θ while\nk ≤ m<sub>s</sub> = ⌊(θ − t<sub>r</sub>) / t<sub>p</sub>⌋, so the P99 capacity is the highest λ with P(K ≤ m<sub>s</sub>) ≥ 0.99, solved numerically\n(where no prefill fits a gap it is λ t<sub>r</sub>(λ) = −ln 0.99). With chunks the tail is a step with a full chunk'
-                    t_16 = []
+                    t_17 = []
                     pass
                     if (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk_steps') > 1):
                         pass
-                        t_16.extend((
+                        t_17.extend((
                             "round's ",
                             escape(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk_steps')),
                             ' steps of ',
@@ -1108,11 +1113,11 @@ def root(context, missing=missing):
                         ))
                     else:
                         pass
-                        t_16.extend((
+                        t_17.extend((
                             escape(t_6(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunk'))),
                             '-token budget',
                         ))
-                    l_0_budget_words = (Markup if context.eval_ctx.autoescape else identity)(concat(t_16))
+                    l_0_budget_words = (Markup if context.eval_ctx.autoescape else identity)(concat(t_17))
                     context.vars['budget_words'] = l_0_budget_words
                     context.exported_vars.add('budget_words')
                     if environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'p99_plain'):
@@ -1121,7 +1126,7 @@ def root(context, missing=missing):
                     elif environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'p99_whole_prompt'):
                         pass
                         yield ', here a whole prompt'
-                        if t_14(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'p99_prompt')):
+                        if t_15(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'p99_prompt')):
                             pass
                             yield ' of '
                             yield escape(t_6(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'p99_prompt')))
@@ -1136,12 +1141,12 @@ def root(context, missing=missing):
                             pass
                             yield 'holds'
                         yield " it beside the running sequences' decode tokens, so the chunk is a whole prefill run beside them"
-                    elif (t_14(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'p99_chunk')) and (not t_15(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'p99_chunk')))):
+                    elif (t_15(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'p99_chunk')) and (not t_16(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'p99_chunk')))):
                         pass
                         yield ', here '
                         yield escape(t_6(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'p99_chunk')))
                         yield ' prompt tokens'
-                        if t_14(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'p99_prompt')):
+                        if t_15(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'p99_prompt')):
                             pass
                             yield ' of a '
                             yield escape(t_6(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'p99_prompt')))
@@ -1157,7 +1162,7 @@ def root(context, missing=missing):
                             yield 'leaves'
                         yield " beside the running sequences' decode tokens at the P99 capacity"
                     yield '.\n'
-                    if t_14(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'prompt_classes')):
+                    if t_15(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'prompt_classes')):
                         pass
                         yield "The prompts' lengths spread ("
                         yield escape(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'prompt_spread_source'))
@@ -1170,26 +1175,26 @@ def root(context, missing=missing):
                         yield ' tokens around the mean '
                         yield escape(t_6(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'prompt')))
                         yield ', prefilled in '
-                        yield escape(t_13(environment.getitem(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'prefill_classes'), 0)))
+                        yield escape(t_14(environment.getitem(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'prefill_classes'), 0)))
                         yield ' to '
-                        yield escape(t_13(environment.getitem(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'prefill_classes'), -1)))
+                        yield escape(t_14(environment.getitem(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'prefill_classes'), -1)))
                         yield ", so t<sub>p</sub> above is their mean, a gap's prefills are summed over the lengths (Kendall's identity), with chunks each length's chunk is a step of its own, and the prefill queue is an M/G/1 queue (Pollaczek-Khinchine).\n"
                     yield 'P99 capacity: <strong>'
                     yield escape(t_10(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'p99_rate')))
                     yield ' requests/s</strong> with chunks, <strong>'
                     yield escape(t_10(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'p99_rate')))
                     yield '</strong> without. '
-                    if (environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'ttft_target') and (not t_15(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'ttft_tail_rate')))):
+                    if (environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'ttft_target') and (not t_16(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'ttft_tail_rate')))):
                         pass
                         yield 'With the prompts queued for their prefills (an '
-                        if t_14(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'prompt_classes')):
+                        if t_15(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'prompt_classes')):
                             pass
                             yield 'M/G/1'
                         else:
                             pass
                             yield 'M/D/1'
                         yield ' queue whose server leaves for a round, or a plain step with chunks, whenever none waits) the P90 TTFT meets '
-                        yield escape(t_13(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'ttft_target')))
+                        yield escape(t_14(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'ttft_target')))
                         yield '\nup to <strong>'
                         yield escape(t_10(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'ttft_tail_rate')))
                         yield ' requests/s</strong> with chunks and <strong>'
@@ -1200,7 +1205,7 @@ def root(context, missing=missing):
                             yield ', where the curves stop: the TTFT tail does not bind'
                         yield '.'
                     yield '</p>\n'
-            if t_14(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_pools')):
+            if t_15(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_pools')):
                 pass
                 yield '<p>Disaggregation: pools balanced for this request shape put this share of the '
                 yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
@@ -1233,7 +1238,7 @@ def root(context, missing=missing):
                 yield ':</p>\n<div class="static-fx" data-static>'
                 yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_pools'), False))
                 yield '</div>\n'
-                if t_14(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_one_pool')):
+                if t_15(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_one_pool')):
                     pass
                     yield '<p data-static>The row\'s "before" is one pool of these replicas that prefills whole prompts between its decode\nrounds, each round\'s users waiting for the prompts that replace the sequences it finishes (the same work per request\nas the pools, <code>plan --disaggregate</code>\'s one pool)'
                     if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_target'):
@@ -1252,7 +1257,7 @@ def root(context, missing=missing):
                     yield '. The pools\ngain only where the TPOT target holds that pool to a smaller batch than the decode pool runs (DistServe, section 2):</p>\n<div class="static-fx" data-static>'
                     yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_one_pool'), False))
                     yield '</div>'
-                if t_14(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'pool_group_gpus')):
+                if t_15(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'pool_group_gpus')):
                     pass
                     yield '<p data-static>An expert-parallel group here spans '
                     yield escape(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'pool_group_gpus'))
@@ -1297,7 +1302,7 @@ def root(context, missing=missing):
                     yield ' '
                     yield escape(t_3('%.0f', (100 * environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'pool_gain'))))
                     yield "% of the same replicas' decoding alone.</p>\n"
-                if t_14(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_kv')):
+                if t_15(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_kv')):
                     pass
                     yield '<div class="static-fx" data-static>'
                     yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_kv'), False))
@@ -1305,4 +1310,4 @@ def root(context, missing=missing):
         yield '</section>\n'
 
 blocks = {}
-debug_info = '1=121&2=130&3=132&4=136&5=140&6=142&7=146&8=154&9=166&10=168&11=181&12=183&13=188&15=200&17=210&18=219&21=223&22=229&23=248&25=254&26=256&27=274&28=282&29=286&30=293&31=300&34=310&35=415&36=429&37=491&39=540&40=581&41=602&42=690&43=696&44=702&45=716&48=718&51=721&52=738&53=740&54=744&55=746&57=758&58=760&59=768&60=776&61=780&64=796&66=808&68=811&71=813&72=815&75=821&77=825&78=830&81=832&82=835&83=869&84=871&86=874&87=876&88=878&91=881&92=883&93=917&94=946&95=959&96=970&97=1027&98=1036&99=1040&100=1054&101=1066&102=1076&103=1078&106=1083&108=1100&109=1160&110=1178&111=1185&112=1194&115=1203&116=1208&117=1214&118=1217&119=1226&120=1231&122=1234&123=1236&125=1239&126=1242&128=1253&129=1255&131=1262&132=1269&133=1279&134=1292&136=1300'
+debug_info = '1=127&2=136&3=138&4=142&5=146&6=148&7=152&8=160&9=172&10=174&11=187&12=189&13=194&15=206&17=216&18=225&21=229&22=235&23=254&25=260&26=262&27=280&28=288&29=292&30=299&31=306&34=316&35=421&36=435&37=497&39=546&40=587&41=608&42=695&43=701&44=707&45=721&48=723&51=726&52=743&53=745&54=749&55=751&57=763&58=765&59=773&60=781&61=785&64=801&66=813&68=816&71=818&72=820&75=826&77=830&78=835&81=837&82=840&83=874&84=876&86=879&87=881&88=883&91=886&92=888&93=922&94=951&95=964&96=975&97=1032&98=1041&99=1045&100=1059&101=1071&102=1081&103=1083&106=1088&108=1105&109=1165&110=1183&111=1190&112=1199&115=1208&116=1213&117=1219&118=1222&119=1231&120=1236&122=1239&123=1241&125=1244&126=1247&128=1258&129=1260&131=1267&132=1274&133=1284&134=1297&136=1305'

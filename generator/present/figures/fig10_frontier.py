@@ -265,10 +265,10 @@ def _speculation(r: Results, f: dict) -> str:
     """The caption's sentences on serving.speculative's curves (frontier.py's ``speculative`` numbers)."""
     sp = f["speculative"]
     k, p = sp["draft_tokens"], sp["acceptance"]
-    drafts = (f"drafted by {sp['draft']}" if sp["draft"] else f"the drafts {sp['draft_cost']:.0%} of a plain round")
+    drafts = (f"drafted by {sp['draft']}" if sp["draft"] else f"the drafts {fmt.share(sp['draft_cost'])} of a plain round")
     tree = f", {sp['verify_tokens']} tokens verified per sequence" if sp["verify_tokens"] != k + 1 else ""
     text = (f"Dotted: each drawn layout with this spec's speculative decoding at every "
-            f"batch ({k} draft token{'s' if k > 1 else ''}, each accepted {p:.0%}, {drafts}{tree}), timed as "
+            f"batch ({k} draft token{'s' if k > 1 else ''}, each accepted {fmt.share(p)}, {drafts}{tree}), timed as "
             "plan --speculative times a round that speculates: the expected tokens of a verify round over the verify "
             "round and the drafts; where the verify round stays memory-bound the curve lies right of the plain one, "
             "past the break-even batch below it (plan then decodes plainly)")
