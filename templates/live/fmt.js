@@ -179,6 +179,13 @@ const GR_FMT = (() => {
   }
 
   const pct = (x, digits = 1) => `${format(100 * float(x), `.${digits}f`)}%`;
+  // fmt.share: a share strictly between 0 and 1 never reads 0% or 100%
+  function share(x) {
+    x = float(x);
+    if (x > 0 && x < 0.1) return 100 * x < 0.01 ? "under 0.01%" : `${format(100 * x, ".2g")}%`;
+    if (x > 0.99 && x < 1) return format(100 * x, ".4g") === "100" ? "over 99.99%" : `${format(100 * x, ".4g")}%`;
+    return `${format(100 * x, ".0f")}%`;
+  }
 
   function times(x) {
     x = float(x);
@@ -233,7 +240,7 @@ const GR_FMT = (() => {
 
   return {
     num, exact, integer, sig4, gb, gib, size, kib, time, micro, sig3, dollars, elasticity, rate, bandwidth: x => rate(x, "B/s"), flops: x => rate(x, "FLOP"),
-    params, pct, times, memsize, nearest, tex_number, format, GB, GiB, device,
+    params, pct, times, share, memsize, nearest, tex_number, format, GB, GiB, device,
   };
 })();
 

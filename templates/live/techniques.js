@@ -25,11 +25,7 @@ const GR_SERVING = (() => {
   // techniques._faster: the TPOT's speed-up in words, "1.10x slower" past the break-even batch
   function faster(x) { return x >= 1 ? F.format(x, ".2f") + "× faster" : F.format(1 / x, ".2f") + "× slower"; }
   // techniques._pool_share: whole percents, two significant digits under 10% and four past 99% (never "0%", "100%")
-  function poolShare(x) {  // techniques._pool_share: a share strictly between 0 and 1 never reads 0% or 100%
-    if (x > 0 && x < 0.1) return 100 * x < 0.01 ? "under 0.01%" : F.format(100 * x, ".2g") + "%";
-    if (x > 0.99 && x < 1) return F.format(100 * x, ".4g") === "100" ? "over 99.99%" : F.format(100 * x, ".4g") + "%";
-    return pct(x);
-  }
+  const poolShare = x => F.share(x);  // techniques._pool_share (fmt.share): never 0% or 100% strictly between them
   /** Where a speed-up stops paying, in words (techniques._stops_paying); null where it pays at every batch. */
   function stopsPaying(p, where, why) {
     if (p.breakeven === null) return null;
