@@ -188,6 +188,8 @@ WHATIFS = [
     # shares at their ends (the hostile review of stop 88: "accepted 100%" for 0.9999999999999999): the rows say "over
     # 99.99%" and "under 0.01%", in the page too (fmt.share, techniques.js poolShare)
     (SERVING[0], ["serving.speculative.acceptance=0.9999999999999999", "serving.prefix_hit=0.00001"]),
+    # a step budget of one token (the hostile review of stop 88 read "1 tokens")
+    (SERVING[0], ["serving.chunk=1", "engine.max_batched_tokens=1"]),
     # a one-token request (the hostile review of stop 88): no decode pool has work, so no disaggregation row (it read
     # "min(48, ∞) requests/s" for DeepSeek-V3's expert-parallel groups), in the page too
     (SERVING[1], ["serving.output=1"]),

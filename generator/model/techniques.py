@@ -726,7 +726,7 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
     decode_rate = batch / ((sv.output - 1) * t_step) if sv.output > 1 else math.inf  # requests the batch finishes
     chunk_steps, life = chunked_life_cost(r, mix, cost)
     rows.append({"technique": "chunked prefill",
-                 "setting": f"a step budget of {sv.chunk:,} tokens"
+                 "setting": f"a step budget of {sv.chunk:,} token{'' if sv.chunk == 1 else 's'}"
                             + (f", {stages} steps a round (one per micro-batch)" if stages > 1 else "")
                             + f": {int(batch):,} decode token{'' if int(batch) == 1 else 's'}"
                             # a round's chunk over its steps' budgets (3,840 beside "a step budget of 2,048")

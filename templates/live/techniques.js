@@ -492,7 +492,7 @@ const GR_SERVING = (() => {
           + F.sig3(chunkSteps) + " of its " + roundsWord
           : (batch === 1 ? "its prompt takes " : "its " + commas(batch) + " prompts take ") + F.sig3(chunkSteps)
             + " mixed steps for its " + roundsWord + ", and its output waits on them");
-    levers.push({technique: "chunked prefill", setting: "a step budget of " + commas(sv.chunk) + " tokens"
+    levers.push({technique: "chunked prefill", setting: "a step budget of " + commas(sv.chunk) + (sv.chunk === 1 ? " token" : " tokens")
       + ((par.pp || 1) > 1 ? ", " + par.pp + " steps a round (one per micro-batch)" : "") + ": " + commas(batch)
       + (batch === 1 ? " decode token" : " decode tokens") + (cp > 0 ? " and a prompt chunk of " + commas(cp)
         + ((par.pp || 1) > 1 ? " a round" : "") : ", no room for a prompt chunk")
