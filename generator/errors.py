@@ -45,14 +45,9 @@ def _cut(text: str, longest: int = _LONGEST) -> str:
     return text if len(text) <= longest else f"{text[:longest - 20]}... ({len(text):,} characters)"
 
 
-def repr_cut(text: str) -> str:
-    """A quoted value in a finding's message, cut as :func:`_cut` cuts it."""
-    return f"'{_cut(text)}'"
-
-
 def _echoed(text: str) -> str:
     """A finding's message or hint with each long quoted value and bare number cut (:func:`_cut`)."""
-    return _NUMBER.sub(lambda m: _cut(m.group(0)), _QUOTED.sub(lambda m: repr_cut(m.group(1)), text))
+    return _NUMBER.sub(lambda m: _cut(m.group(0)), _QUOTED.sub(lambda m: f"'{_cut(m.group(1))}'", text))
 
 
 class SpecError(Exception):

@@ -24,8 +24,8 @@ const GR_SERVING = (() => {
   // techniques._share: two significant digits under 10%, whole percents above
   // techniques._faster: the TPOT's speed-up in words, "1.10x slower" past the break-even batch
   function faster(x) { return x >= 1 ? F.format(x, ".2f") + "× faster" : F.format(1 / x, ".2f") + "× slower"; }
-  // techniques._pool_share: whole percents, two significant digits under 10% and four past 99% (never "0%", "100%")
-  const poolShare = x => F.share(x);  // techniques._pool_share (fmt.share): never 0% or 100% strictly between them
+  // techniques._pool_share (fmt.share): never "0%" or "100%" strictly between them
+  const poolShare = F.share;
   /** Where a speed-up stops paying, in words (techniques._stops_paying); null where it pays at every batch. */
   function stopsPaying(p, where, why) {
     if (p.breakeven === null) return null;

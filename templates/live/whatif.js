@@ -521,13 +521,15 @@ const GR_WHATIF = (function () {
       d.max_batched_tokens, max_sequences: d.max_sequences}), m, inp.parallelism);
     const reserveShare = (hw.capacity - kept) / (d.memory_reserve * hw.capacity);
     const logits = kept - GR_MODEL.usable(Object.assign({}, hw, {max_batched_tokens: 0}), m, inp.parallelism);
+    // loader.workspace_message
+    const stepWords = "one engine step of " + f(hw.max_batched_tokens || 0, ",.0f") + " tokens and "
+      + f(hw.max_sequences || 0, ",.0f") + " sequences needs " + f(ws / 2 ** 30, ".1f") + " GiB of activations on each GPU ("
+      + f(logits / 2 ** 30, ".1f") + " GiB of them the sequences' logits), at least the " + f(kept / 2 ** 30, ".1f")
+      + " GiB the " + hw.title + " keeps beside its reserve: nothing is left for the weights";
     if (reserveShare <= 1.0 + 1e-9 && ws <= usual * (1.0 + 1e-9)) {  // the card's memory is short (loader)
-      fail("hardware", "one engine step of " + f(hw.max_batched_tokens || 0, ",.0f") + " tokens and "
-        + f(hw.max_sequences || 0, ",.0f") + " sequences needs " + f(ws / 2 ** 30, ".1f") + " GiB of activations on each GPU ("
-        + f(logits / 2 ** 30, ".1f") + " GiB of them the sequences' logits), at least the " + f(kept / 2 ** 30, ".1f")
-        + " GiB the " + hw.title + " keeps beside its reserve: nothing is left for the weights", "the " + hw.title + "'s "
-        + f(hw.capacity / 2 ** 30, ".3g") + " GiB is too small for the engine's default step: take a card with more "
-        + "memory, or lower engine.max_batched_tokens and engine.max_sequences below vLLM's 8,192 tokens and 256 sequences");
+      fail("hardware", stepWords, "the " + hw.title + "'s " + f(hw.capacity / 2 ** 30, ".3g") + " GiB is too small for "
+        + "the engine's default step: take a card with more memory, or lower engine.max_batched_tokens and "
+        + "engine.max_sequences below vLLM's 8,192 tokens and 256 sequences");
     }
     if (reserveShare > ws / usual) {
       fail("engine.memory_reserve", "the engine's reserve keeps " + f((hw.capacity - kept) / 2 ** 30, ".1f")
@@ -539,10 +541,7 @@ const GR_WHATIF = (function () {
     // the larger of its two parts is what to lower (loader): the logits of max_sequences rows, or the step's tokens
     const seqsBind = logits >= ws - logits;
     fail(seqsBind ? "engine.max_sequences" : hw.step_is_chunk ? "serving.chunk" : "engine.max_batched_tokens",
-      "one engine step of " + f(hw.max_batched_tokens || 0, ",.0f") + " tokens and " + f(hw.max_sequences || 0, ",.0f")
-      + " sequences needs " + f(ws / 2 ** 30, ".1f") + " GiB of activations on each GPU (" + f(logits / 2 ** 30, ".1f")
-      + " GiB of them the sequences' logits), at least the " + f(kept / 2 ** 30, ".1f") + " GiB the " + hw.title
-      + " keeps beside its reserve: nothing is left for the weights", (seqsBind ? "lower it (vLLM's default is 256 "
+      stepWords, (seqsBind ? "lower it (vLLM's default is 256 "
       + "sequences)" : "lower it (vLLM's default is 8,192 tokens)") + ", or take a card with more memory");
   }
 
