@@ -227,15 +227,17 @@ def spec_compute_batch_values(spec, accounting: str, speculative: bool = False) 
                                 speculative_inputs(spec) if speculative else None)
 
 
-def prompts_batch(spec, env=None, speculative: bool = False) -> int:
+def prompts_batch(spec, env=None, speculative: bool = False, cached: bool = True) -> int:
     """Whole sequences a replica of the spec's layout keeps at its serving block's TPOT target with their prompts'
     prefills within its compute roof (serving.compute_batch, rounded down); a large number without a target.
     ``speculative``: the sequences speculating with serving.speculative (compute_batch_speculative: each kept token
-    n_v / E verified tokens and k_d / E draft passes), the speculative lever row's."""
+    n_v / E verified tokens and k_d / E draft passes), the speculative lever row's.  Each prompt's uncached part
+    (serving.prefix_hit) is prefilled; ``cached=False``: the whole prompt, as without a prefix cache (the prefix
+    caching row's "before")."""
     sv = spec.serving
     env = env if env is not None else make_env(spec.hardware, spec.model, spec.precision, spec.accounting)
-    b = compute_batch(env, spec.parallelism or Parallelism(), sv.prompt, sv.output, sv.tpot, sv.prefix_hit,
-                      speculative_inputs(spec) if speculative else None)
+    b = compute_batch(env, spec.parallelism or Parallelism(), sv.prompt, sv.output, sv.tpot,
+                      sv.prefix_hit if cached else 0.0, speculative_inputs(spec) if speculative else None)
     return int(min(b, 1 << 30)) if math.isfinite(b) else 1 << 30
 
 
@@ -329,7 +331,8 @@ def report(r, plans: bool = True) -> dict | None:
             # the batch asked without users (none where the users give it)
             "users": sv.users, "replica_batch": None if sv.users else replica_batch(hw),
             # whether the engine's max_sequences sets it (else the chapter's cap: no limit written)
-            "replica_batch_engine": bool(int(getattr(hw, "max_sequences", 0) or 0) > 0), "gpus_per_node": node,
+            "prefix_hit": sv.prefix_hit,
+            "uncached_share": 1.0 - sv.prefix_hit, "replica_batch_engine": bool(int(getattr(hw, "max_sequences", 0) or 0) > 0), "gpus_per_node": node,
             "replica_nodes": -(-par.replica_gpus // node) if node else None,  # nodes one replica spans
             "node_busy_gpus": node_busy_gpus(par.replica_gpus, node),  # a node's GPUs that run replicas
             # nodes the expert-parallel group spans: wider than a replica (data-parallel attention), its replicas'

@@ -835,14 +835,24 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
                      c=float(np.ravel(held["c"])[0]), C=float(np.ravel(held["C"])[0]))
         cap0, cap1 = (_sequences(physical("prefix_capacity_batch", _eval(r, "prefix_capacity_batch", {**env_h, **h}),
                                           "floor")[0]) for h in ({"h_p": 0.0}, {}))
+        # the sequences a replica's compute keeps at the TPOT target with their prompts' prefills (serving_report.
+        # prompts_batch): whole prompts before, the uncached parts after (the chapter's compute_batch)
+        b_p0 = b_p1 = None
+        if sv.tpot is not None and r.serving.get("compute_batch") is not None:
+            from genreport.model.serving_report import prompts_batch
+
+            b_p0, b_p1 = prompts_batch(r.spec, cached=False), int(r.serving["compute_batch"])
+        ends = (f"sequences that fit per replica at the last context ({int(last):,} tokens): {cap0 or 0:,.0f} "
+                f"→ {cap1 or 0:,.0f} (the shared prefix held once)")
+        if b_p0 is not None:
+            ends += (f"; a replica's compute keeps {b_p0:,} → {b_p1:,} sequences at the TPOT target with their "
+                     "prompts' prefills (the compute batch above counts the hit)")
         rows.append({"technique": "prefix caching", "setting": f"{_pool_share(sv.prefix_hit)} of each prompt cached",
                      "ttft": (ttft, ttft_h), "tpot": (tpot, tpot), "per_gpu": (per_gpu, per_gpu),
-                     "usd": (usd, usd), "gain": ttft / ttft_h,
-                     "ends": f"sequences that fit per replica at the last context ({int(last):,} tokens): {cap0 or 0:,.0f} "
-                             f"→ {cap1 or 0:,.0f} (the shared prefix held once)",
+                     "usd": (usd, usd), "gain": ttft / ttft_h, "ends": ends,
                      "note": "TTFT: the prompt's uncached part alone at the layout, its weights still read once"})
         numbers.update({"prefix_capacity_before": cap0, "prefix_capacity_after": cap1, "prefix_ttft": ttft_h,
-                        "prefix_prefill": busy_h})
+                        "prefix_prefill": busy_h, "prefix_compute_batch_before": b_p0})
 
     # prefill/decode disaggregation (none where a request generates one token: its first token is the prefill's, no
     # decode pool has work, as plan --disaggregate refuses --output 1; a review found "min(48, ∞) requests/s" and

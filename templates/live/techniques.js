@@ -266,7 +266,7 @@ const GR_SERVING = (() => {
     // FLOPs for one sequence at the mean context counted at the target's peak (times P / P_d), serving.draft_pass_flops;
     // 0 with a draft_cost)
     const spc = sv.speculative;
-    let prompts = null, promptsSpec = null;
+    let prompts = null, promptsSpec = null, promptsWhole = null;
     if (sv.tpot !== null) {
       let bP = Infinity, bS = Infinity;
       if (sv.output > 1) {
@@ -275,6 +275,11 @@ const GR_SERVING = (() => {
           d_hp: M.prefillHeadDim(m, env.values.d_h, sv.prompt * (1 - sv.prefix_hit), null, sv.prompt * sv.prefix_hit)});
         bP = call("compute_batch", vm);
         bP = Number.isFinite(bP) && bP > 0 ? bP : 0.0;
+        if (sv.prefix_hit > 0) {  // whole prompts, as without a prefix cache (prompts_batch(cached=False))
+          const b0 = call("compute_batch", Object.assign({}, vm, {h_p: 0.0,
+            d_hp: M.prefillHeadDim(m, env.values.d_h, sv.prompt, null, 0.0)}));
+          promptsWhole = Number.isFinite(b0) && b0 > 0 ? Math.trunc(Math.min(b0, 2 ** 30)) : 0;
+        }
         if (spc) {
           bS = call("compute_batch_speculative", Object.assign(vm, {p_a: spc.acceptance, k_d: spc.draft_tokens,
             n_v: spc.verify_tokens !== null && spc.verify_tokens !== undefined ? spc.verify_tokens : spc.draft_tokens + 1,
@@ -595,12 +600,17 @@ const GR_SERVING = (() => {
         return x === null ? null : Math.max(0, Math.floor(x));
       };
       const c0 = fits({h_p: 0.0}), c1 = fits({});
+      // the compute batch of whole prompts and of their uncached parts (the chapter's), where the chapter states one
+      const bP0 = sv.tpot !== null && out.compute_batch !== null ? promptsWhole : null;
       levers.push({technique: "prefix caching", setting: poolShare(sv.prefix_hit) + " of each prompt cached",
         ttft: [ttft, ttftH], tpot: [tp0, tp0], per_gpu: [gpu0, gpu0], usd: [usd0, usd0],
         ends: "sequences that fit per replica at the last context (" + commas(last) + " tokens): " + commas(c0 || 0) + " → "
-          + commas(c1 || 0) + " (the shared prefix held once)",
+          + commas(c1 || 0) + " (the shared prefix held once)" + (bP0 === null ? "" : "; a replica's compute keeps "
+          + commas(bP0) + " → " + commas(out.compute_batch) + " sequences at the TPOT target with their prompts' "
+          + "prefills (the compute batch above counts the hit)"),
         note: "TTFT: the prompt's uncached part alone at the layout, its weights still read once"});
-      Object.assign(n, {prefix_capacity_before: c0, prefix_capacity_after: c1, prefix_ttft: ttftH, prefix_prefill: busyH});
+      Object.assign(n, {prefix_capacity_before: c0, prefix_capacity_after: c1, prefix_ttft: ttftH, prefix_prefill: busyH,
+        prefix_compute_batch_before: bP0});
     }
 
     // none where a request generates one token: no decode pool has work (techniques.report)

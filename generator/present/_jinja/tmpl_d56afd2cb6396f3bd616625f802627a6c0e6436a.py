@@ -431,6 +431,13 @@ def root(context, missing=missing):
                     yield '<strong>missed</strong>: the prefill alone takes at least '
                     yield escape(t_14(environment.getattr(environment.getattr(environment.getitem(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rows'), 0), 'bound'), 'ttft')))
                     yield ' at this layout'
+                if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'prefix_hit') and t_15(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'prefix_ttft'))):
+                    pass
+                    yield " for a whole prompt (the rows' TTFT; its "
+                    yield escape(t_12(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'uncached_share')))
+                    yield ' the prefix cache leaves takes '
+                    yield escape(t_14(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'prefix_ttft')))
+                    yield ', the prefix caching row below)'
                 yield '. '
             if (not t_16(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_batch'))):
                 pass
@@ -457,7 +464,13 @@ def root(context, missing=missing):
                         pass
                         yield " With their prompts' prefills a replica's compute keeps at most B<sub>P,θ</sub> = n<sub>TP</sub> n<sub>st</sub> P (T<sub>out</sub> − 1) θ / F<sub>r</sub> = "
                         yield escape(t_6(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'compute_batch')))
-                        yield " sequences at the target (F<sub>r</sub> a request's FLOPs: its decode tokens at the mean context and its prompt; the decode round alone leaves them out)."
+                        yield " sequences at the target (F<sub>r</sub> a request's FLOPs: its decode tokens at the mean context and its prompt"
+                        if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'prefix_hit'):
+                            pass
+                            yield "'s "
+                            yield escape(t_12(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'uncached_share')))
+                            yield ' the prefix cache leaves, which attends to the cached part too'
+                        yield '; the decode round alone leaves them out).'
                 elif ((environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'compute_batch') == 0) and environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'decode_tpot_batch')):
                     pass
                     yield 'The TPOT target is <strong>missed</strong> once the prompts are counted: a decode round alone meets it up to '
@@ -470,7 +483,13 @@ def root(context, missing=missing):
                     yield escape(environment.getattr(environment.getitem(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rows'), 0), 'label'))
                     yield ': TPOT '
                     yield escape(t_14(environment.getattr(environment.getattr(environment.getitem(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rows'), 0), 'bound'), 'tpot')))
-                    yield "), but with their prompts' prefills a replica's compute keeps none at the target: B<sub>P,θ</sub> = n<sub>TP</sub> n<sub>st</sub> P (T<sub>out</sub> − 1) θ / F<sub>r</sub> = 0 (F<sub>r</sub> a request's FLOPs: its decode tokens at the mean context and its prompt; its "
+                    yield "), but with their prompts' prefills a replica's compute keeps none at the target: B<sub>P,θ</sub> = n<sub>TP</sub> n<sub>st</sub> P (T<sub>out</sub> − 1) θ / F<sub>r</sub> = 0 (F<sub>r</sub> a request's FLOPs: its decode tokens at the mean context and its prompt"
+                    if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'prefix_hit'):
+                        pass
+                        yield "'s "
+                        yield escape(t_12(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'uncached_share')))
+                        yield ' the prefix cache leaves'
+                    yield '; its '
                     yield escape(t_6(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'prompt')))
                     yield "-token prompt takes more of the replica's compute than its "
                     yield escape(t_6(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rounds')))
@@ -1310,4 +1329,4 @@ def root(context, missing=missing):
         yield '</section>\n'
 
 blocks = {}
-debug_info = '1=127&2=136&3=138&4=142&5=146&6=148&7=152&8=160&9=172&10=174&11=187&12=189&13=194&15=206&17=216&18=225&21=229&22=235&23=254&25=260&26=262&27=280&28=288&29=292&30=299&31=306&34=316&35=421&36=435&37=497&39=546&40=587&41=608&42=695&43=701&44=707&45=721&48=723&51=726&52=743&53=745&54=749&55=751&57=763&58=765&59=773&60=781&61=785&64=801&66=813&68=816&71=818&72=820&75=826&77=830&78=835&81=837&82=840&83=874&84=876&86=879&87=881&88=883&91=886&92=888&93=922&94=951&95=964&96=975&97=1032&98=1041&99=1045&100=1059&101=1071&102=1081&103=1083&106=1088&108=1105&109=1165&110=1183&111=1190&112=1199&115=1208&116=1213&117=1219&118=1222&119=1231&120=1236&122=1239&123=1241&125=1244&126=1247&128=1258&129=1260&131=1267&132=1274&133=1284&134=1297&136=1305'
+debug_info = '1=127&2=136&3=138&4=142&5=146&6=148&7=152&8=160&9=172&10=174&11=187&12=189&13=194&15=206&17=216&18=225&21=229&22=235&23=254&25=260&26=262&27=280&28=288&29=292&30=299&31=306&34=316&35=421&36=442&37=516&39=565&40=606&41=627&42=714&43=720&44=726&45=740&48=742&51=745&52=762&53=764&54=768&55=770&57=782&58=784&59=792&60=800&61=804&64=820&66=832&68=835&71=837&72=839&75=845&77=849&78=854&81=856&82=859&83=893&84=895&86=898&87=900&88=902&91=905&92=907&93=941&94=970&95=983&96=994&97=1051&98=1060&99=1064&100=1078&101=1090&102=1100&103=1102&106=1107&108=1124&109=1184&110=1202&111=1209&112=1218&115=1227&116=1232&117=1238&118=1241&119=1250&120=1255&122=1258&123=1260&125=1263&126=1266&128=1277&129=1279&131=1286&132=1293&133=1303&134=1316&136=1324'
