@@ -258,7 +258,8 @@ def test_the_chapter_in_chromium_follows_a_serving_what_if(tmp_path):
     r = serving_evaluated(SERVING[0], ["serving.tpot=15 ms"])  # the what-if test_serving_what_ifs_... evaluated
     tech = r.serving["techniques"]
     show = {"integer": fmt.integer, "nearest": fmt.nearest, "num": fmt.num, "time": fmt.time, "f2": lambda x: f"{x:.2f}",
-            "rps": lambda x: fmt.num(x) + " requests/s", "kib": fmt.kib}
+            "rps": lambda x: fmt.num(x) + " requests/s", "kib": fmt.kib,
+            "tokens": lambda x: fmt.integer(x) + (" token" if x == 1 else " tokens")}
     spans = re.findall(r'<span data-sv="([^"]+)" data-f="(\w+)"[^>]*>([^<]*)</span>', chapter)
     assert len(spans) >= 8
     for path, f, text in spans:

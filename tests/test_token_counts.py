@@ -100,3 +100,22 @@ def test_the_rows_say_a_share_at_its_end_as_it_is():
     rows = {row["technique"]: row for row in r.serving["techniques"]["rows"]}
     assert "accepted over 99.99% each" in rows["speculative decoding"]["setting"], rows["speculative decoding"]
     assert rows["prefix caching"]["setting"].startswith("under 0.01% of each prompt cached")
+
+
+def test_a_budget_below_the_batch_is_said_to_be_passed_and_one_token_is_singular():
+    """Llama 3.1 70B on 8 H100, a step budget of 1 token beside the chapter's 256 sequences: the row said "the 256
+    decode tokens fill the budget of 1" and the chapter "a chunked-prefill step takes at most 1 tokens"; 256 tokens
+    do not fit in 1 (vLLM refuses a max_num_batched_tokens below max_num_seqs).  A budget of exactly the batch is
+    filled."""
+    from genreport.model.techniques import _filled
+    from shared import evaluated, html
+
+    over = ["serving.chunk=1", "engine.max_batched_tokens=1"]
+    row = next(x for x in evaluated("llama70b-h100-tp8.yaml", over).serving["techniques"]["rows"]
+               if x["technique"] == "chunked prefill")
+    assert row["ends"].startswith("the 256 decode tokens alone pass the budget of 1 (an engine schedules no more "
+                                  "tokens a step than its budget"), row["ends"]
+    assert "takes at most <span data-sv=\"chunk\" data-f=\"tokens\">1 token</span>, the running" in \
+        html("llama70b-h100-tp8.yaml", over)
+    assert _filled(256, 256) == "the 256 decode tokens fill the budget of 256"
+    assert _filled(1, 1) == "the 1 decode token fills the budget of 1"

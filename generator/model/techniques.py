@@ -756,7 +756,7 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
                           "chapter's batch, not the chunk budget's steady-state ceiling the goodput takes)"
                           + _past_target(tpot * cost, sv.tpot))
                  if mix["C_p"] > 0 else
-                 (f"the {int(batch):,} decode token{' fills' if int(batch) == 1 else 's fill'} the budget of {sv.chunk:,}: no prompt is admitted while the "
+                 (f"{_filled(int(batch), sv.chunk)}: no prompt is admitted while the "
                   f"batch runs; the batch retires {_retire(decode_rate, ' requests/s')} per replica"),
                  "note": "TPOT while a chunk rides along; TTFT the prompt in chunks beside the batch against the "
                          "prompt in one step alone" + _life_words(chunk_steps, sv.output, int(batch), noun)})
@@ -1318,6 +1318,16 @@ def _bisect(ok_many, lo: float, hi: float, steps: int) -> tuple[float, float]:
                 hi, i = mids[i], 2 * i + 1
         done += levels
     return lo, hi
+
+
+def _filled(batch: int, budget: int) -> str:
+    """The words of a step whose ``batch`` decode tokens leave no room in its token ``budget``: they fill it, or
+    pass it, which an engine does not run (vLLM refuses max_num_batched_tokens below max_num_seqs: a step schedules
+    no more tokens than its budget)."""
+    if batch <= budget:
+        return f"the {batch:,} decode token{' fills' if batch == 1 else 's fill'} the budget of {budget:,}"
+    return (f"the {batch:,} decode tokens alone pass the budget of {budget:,} (an engine schedules no more tokens a "
+            "step than its budget: vLLM refuses a max_num_batched_tokens below max_num_seqs)")
 
 
 def rate_curves(r, budget: float | None, kv_rate: float | None, held_mean: float,

@@ -345,7 +345,7 @@ const GR_PAGE = (function () {
     const sv = typeof GR_SERVING !== "undefined" ? GR_SERVING.compute(res, inp, t) : null;
     if (!sv) return;
     const n = sv.numbers, fmt = {integer: F.integer, nearest: F.nearest, num: F.num, time: F.time, f2: x => F.format(x, ".2f"),
-      rps: x => F.num(x) + " requests/s", kib: F.kib}, usd = x => x !== null ? F.sig3(x) : "—";
+      rps: x => F.num(x) + " requests/s", kib: F.kib, tokens: x => F.integer(x) + (x === 1 ? " token" : " tokens")}, usd = x => x !== null ? F.sig3(x) : "—";
     // no sequence fits at the what-if: the chapter's techniques have no numbers (Python states none), so the page's
     // keep the built spec's, dimmed
     root.querySelectorAll("[data-sv], [data-live=sv_levers], [data-live=sv_ends], [data-live=sv_goodput]")

@@ -38,6 +38,13 @@ const GR_SERVING = (() => {
   }
   function stepShare(x) { return x > 0 && x < 0.1 ? F.format(100 * x, ".2g") + "%" : pct(x); }
   function commas(x, p) { return F.format(x, "," + (p || ".0f")); }
+  // a step whose decode tokens leave no room in its budget: they fill it, or pass it (techniques._filled)
+  function filled(batch, budget) {
+    return batch <= budget ? "the " + commas(batch) + (batch === 1 ? " decode token fills" : " decode tokens fill")
+      + " the budget of " + commas(budget)
+      : "the " + commas(batch) + " decode tokens alone pass the budget of " + commas(budget) + " (an engine schedules no "
+        + "more tokens a step than its budget: vLLM refuses a max_num_batched_tokens below max_num_seqs)";
+  }
   const PROMPTS_LABEL = "the most the TPOT target allows with the prompts' prefills (the compute roof)";  // serving_report's
   const TPOT_LABEL = "the most the TPOT target allows",  // serving_report.TPOT_LABEL, TPOT_MISSED, USERS_PAST_TPOT
     TPOT_MISSED = " (the bound's batch: the serial estimate misses the target there)",
@@ -512,7 +519,7 @@ const GR_SERVING = (() => {
         + "batch, not the chunk budget's steady-state ceiling the goodput takes)"
         + (sv.tpot !== null && tp0 * cost > sv.tpot ? "; a round with a chunk takes " + F.time(tp0 * cost) + ", past the "
           + F.time(sv.tpot) + " TPOT target" : "")
-        : "the " + commas(batch) + (batch === 1 ? " decode token fills" : " decode tokens fill") + " the budget of " + commas(sv.chunk) + ": no prompt is admitted "
+        : filled(batch, sv.chunk) + ": no prompt is admitted "
         + "while the batch runs; the batch retires " + retire(decodeRate, " requests/s") + " per replica",
       note: "TPOT while a chunk rides along; TTFT the prompt in chunks beside the batch against the prompt in one step alone"
         + lifeWords});

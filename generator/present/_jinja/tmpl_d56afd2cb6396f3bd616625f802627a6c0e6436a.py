@@ -774,9 +774,13 @@ def root(context, missing=missing):
                 yield '</span> '
                 yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
                 yield 's each carry their slice of every request)'
-            yield '. A chunked-prefill step takes at most <span data-sv="chunk" data-f="integer">'
+            yield '. A chunked-prefill step takes at most <span data-sv="chunk" data-f="tokens">'
             yield escape(t_6(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk')))
-            yield "</span> tokens, the running sequences' decode tokens first and a prompt chunk in what they leave ("
+            yield ' token'
+            if (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk') != 1):
+                pass
+                yield 's'
+            yield "</span>, the running sequences' decode tokens first and a prompt chunk in what they leave ("
             yield escape(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk_source'))
             yield ').</p>\n<div class="scroll"><table>\n<thead><tr><th>technique</th><th>setting</th><th class="n">TTFT</th><th class="n">TPOT</th><th class="n">tok/s per '
             yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
@@ -1329,4 +1333,4 @@ def root(context, missing=missing):
         yield '</section>\n'
 
 blocks = {}
-debug_info = '1=127&2=136&3=138&4=142&5=146&6=148&7=152&8=160&9=172&10=174&11=187&12=189&13=194&15=206&17=216&18=225&21=229&22=235&23=254&25=260&26=262&27=280&28=288&29=292&30=299&31=306&34=316&35=421&36=442&37=516&39=565&40=606&41=627&42=714&43=720&44=726&45=740&48=742&51=745&52=762&53=764&54=768&55=770&57=782&58=784&59=792&60=800&61=804&64=820&66=832&68=835&71=837&72=839&75=845&77=849&78=854&81=856&82=859&83=893&84=895&86=898&87=900&88=902&91=905&92=907&93=941&94=970&95=983&96=994&97=1051&98=1060&99=1064&100=1078&101=1090&102=1100&103=1102&106=1107&108=1124&109=1184&110=1202&111=1209&112=1218&115=1227&116=1232&117=1238&118=1241&119=1250&120=1255&122=1258&123=1260&125=1263&126=1266&128=1277&129=1279&131=1286&132=1293&133=1303&134=1316&136=1324'
+debug_info = '1=127&2=136&3=138&4=142&5=146&6=148&7=152&8=160&9=172&10=174&11=187&12=189&13=194&15=206&17=216&18=225&21=229&22=235&23=254&25=260&26=262&27=280&28=288&29=292&30=299&31=306&34=316&35=421&36=442&37=516&39=565&40=606&41=627&42=714&43=720&44=726&45=740&48=742&51=745&52=762&53=764&54=768&55=770&57=786&58=788&59=796&60=804&61=808&64=824&66=836&68=839&71=841&72=843&75=849&77=853&78=858&81=860&82=863&83=897&84=899&86=902&87=904&88=906&91=909&92=911&93=945&94=974&95=987&96=998&97=1055&98=1064&99=1068&100=1082&101=1094&102=1104&103=1106&106=1111&108=1128&109=1188&110=1206&111=1213&112=1222&115=1231&116=1236&117=1242&118=1245&119=1254&120=1259&122=1262&123=1264&125=1267&126=1270&128=1281&129=1283&131=1290&132=1297&133=1307&134=1320&136=1328'
