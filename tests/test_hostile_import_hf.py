@@ -250,3 +250,29 @@ def test_a_spec_that_would_not_load_points_at_the_configs_key(tmp_path, capsys):
     line = next(i for i, x in enumerate(text.splitlines(), 1) if '"num_key_value_heads"' in x)
     assert code == 1 and f"config.json:{line}:3: num_key_value_heads: the imported model spec would not load" in err, err
     assert "(kv_heads, read from num_key_value_heads)" in err and "Traceback" not in err
+
+
+def test_a_quantization_config_that_is_not_an_object_is_a_finding(tmp_path, capsys):
+    """Stop 88's hostile review: `"quantization_config": [1, 2]` was read as no quantization (transformers reads the
+    key as an object of settings); it is now refused at its line, and null still means none."""
+    code, err = run(tmp_path, edited(LLAMA, "quantization_config", "[1, 2]"), capsys)
+    assert code == 1, err
+    assert "quantization_config: 'quantization_config' is a list, not an object of the checkpoint's quantization " \
+           "settings" in err
+    line = next(x for x in err.splitlines() if "quantization_config" in x)
+    text = edited(LLAMA, "quantization_config", "[1, 2]")
+    assert line.startswith(f"{tmp_path / 'config.json'}:{text[:text.index('quantization_config')].count(chr(10)) + 1}:")
+    assert run(tmp_path, edited(LLAMA, "quantization_config", "null"), capsys)[0] == 0
+
+
+def test_an_moe_field_that_would_not_load_points_at_its_configs_line(tmp_path, capsys):
+    """Stop 88's hostile review: 16 active experts of 8 (Mixtral's keys) were named at config.json:1:1."""
+    text = (FIXTURES / "mixtral-8x7b.json").read_text()
+    data = json.loads(text)
+    data["num_experts_per_tok"] = 16
+    text = json.dumps(data, indent=2)
+    code, err = run(tmp_path, text, capsys)
+    assert code == 1, err
+    line = text[:text.index('"num_experts_per_tok"')].count("\n") + 1
+    assert f"config.json:{line}:3: num_experts_per_tok: the imported model spec would not load: 16 active experts " \
+           "of 8 (moe.active_experts, read from num_experts_per_tok)" in err, err

@@ -302,6 +302,10 @@ def _quantization(cfg: _Config, arch: str) -> dict | None:
       are per tensor or per channel (negligible): fp8.
     """
     q = cfg.get("quantization_config")
+    if q is not None and not isinstance(q, dict):  # transformers reads it as a dict (QuantizationConfigMixin)
+        cfg.error("quantization_config", f"'quantization_config' is {_shown(q)}, not an object of the checkpoint's "
+                  "quantization settings", "fix 'quantization_config' in config.json: an object such as "
+                  "{\"quant_method\": \"fp8\"}, or leave it out for an unquantized checkpoint")
     if not isinstance(q, dict):
         return None
     method = q.get("quant_method")

@@ -220,7 +220,11 @@ def import_config(path: Path, name: str | None = None, out: Path | None = None,
 _FROM_CONFIG = {"layers": ("num_hidden_layers", "n_layer", "num_layers"), "hidden_size": ("hidden_size", "n_embd"),
                 "heads": ("num_attention_heads", "n_head"), "kv_heads": ("num_key_value_heads", "num_attention_heads"),
                 "head_dim": ("head_dim",), "vocab_size": ("vocab_size",),
-                "ffn.size": ("intermediate_size", "ffn_dim", "n_inner"), "max_context": ("max_position_embeddings",)}
+                "ffn.size": ("intermediate_size", "ffn_dim", "n_inner"), "max_context": ("max_position_embeddings",),
+                "moe.experts": ("num_local_experts", "num_experts", "n_routed_experts"),
+                "moe.active_experts": ("num_experts_per_tok", "experts_per_token"),
+                "moe.expert_ffn_size": ("moe_intermediate_size", "intermediate_size"),
+                "moe.shared_experts": ("n_shared_experts",)}
 
 
 def _config_place(config_text: str, spec_path: str) -> tuple[int, int, str]:
