@@ -552,3 +552,43 @@ serving: {{prompt: 1k, output: 64, speculative: {speculative}}}
     err = capsys.readouterr().err
     assert "warning: " + words in err, err
     assert main([str(path), *args, "-o", str(tmp_path / "strict"), "--format", "json", "-q", "--strict"]) == 1
+
+
+GPT_OSS_HEAD = """\
+kind: report
+name: gptoss-head
+title: gpt-oss-120b on 4 H200 with an EAGLE head
+hardware: h200
+model: gpt-oss-120b
+precision: {weights: {experts: mxfp4, default: bf16}}
+parallelism: {tp: 4}
+serving: {prompt: 4k, output: 1k, tpot: 30 ms, speculative: {draft_tokens: 3, acceptance: 0.7, draft_layers: 1}}
+workloads:
+  decode: {batch: [1], context: [4k]}
+"""
+
+
+def test_a_heads_shared_table_is_taken_at_its_own_formats_bytes(tmp_path):
+    """gpt-oss-120b's EAGLE head (one layer, the target's tables): its weights per GPU are its one-table model's at
+    the per-class formats less the 201,088 x 2,880 table in bf16 (2 B a weight), 289,566,720 B on each of 4 GPUs.
+    Stop 89's review found the table taken at the head's mean 0.766 B a weight (mxfp4 experts beside it): 615.6 MB a
+    GPU where the layer holds 437.0 MB, 41% over (the reviewer's hand count: (1.7473 + 1.1582) GB / 4 - 0.2896 GB)."""
+    from genreport.formulas import architecture as arch
+    from genreport.load.loader import load_report
+    from genreport.model import draft as draftmod
+    from genreport.model.env import held_weight_bytes
+    from genreport.model.serving import load
+
+    path = tmp_path / "head.yaml"
+    path.write_text(GPT_OSS_HEAD, encoding="utf-8")
+    spec = load_report(path)
+    d = draftmod.of_spec(spec)
+    assert d.head
+    m_d, _ = d.memory(load(), 5119.0, 4, 1.0)
+    table = 201_088 * 2_880
+    assert table == 579_133_440
+    held = arch.parameter_count(d.model).total * held_weight_bytes(d.precision, d.model)  # the one-table model's
+    assert m_d == pytest.approx((held - table * 2) / 4, rel=1e-12)
+    assert m_d == pytest.approx(0.4368e9, rel=1e-3)
+    n = evaluated(path).serving["techniques"]["numbers"]
+    assert n["draft_weights_gpu"] == pytest.approx(m_d, rel=1e-12)

@@ -110,8 +110,11 @@ class Draft:
         # the draft's layers split evenly over the stages (n_PP), the target's by the stage that binds (n_PW, n_PK)
         w = float(q["weight_bytes_per_gpu"](dict(v, **dense, n_TP=np.float64(tp), n_PW=np.float64(n_pp))))
         if self.head:  # the output head V d is the target's, held once: the head's own weights are its layers'
+            # (the table in its own class's format, bf16 beside gpt-oss's mxfp4 experts: a review of stop 88 found it
+            # taken at the head's mean bytes per weight, 0.77, its weights 41% over)
             m = self.model
-            w -= m.vocab_size * m.hidden_size * float(v["b"]) / (tp * n_pp)
+            b_table = float(self.env.wb.embedding) if self.env.wb is not None else float(v["b"])
+            w -= m.vocab_size * m.hidden_size * b_table / (tp * n_pp)
         c = float(q["kv_bytes_per_token_per_gpu"](dict(v, n_PK=np.float64(n_pp), s_kv=np.float64(s_kv))))
         return w, c
 

@@ -983,7 +983,7 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
                                              {"batch": max(one["batch"], 1), "context": int(last)})
         rows.append({"technique": "prefill/decode disaggregation",
                      "setting": setting,
-                     "ttft": (ttft, ttft_h + (t_kv or 0.0)), "tpot": (tpot0, d_tpot),
+                     "ttft": (ttft_h, ttft_h + (t_kv or 0.0)), "tpot": (tpot0, d_tpot),
                      "per_gpu": (before, pools_gpu),
                      "usd": (usd * per_gpu / before if usd is not None and before > 0 else None,
                              usd * per_gpu / pools_gpu if usd is not None and pools_gpu > 0 else None),

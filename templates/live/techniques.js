@@ -152,7 +152,8 @@ const GR_SERVING = (() => {
     const x = m.moe ? {N_x: M.routedParameters(d.env.card, d.env.pc, d.env.accounting, m), n_EP: d.ep} : {N_x: 0.0, n_EP: 1.0};
     // the draft's layers split evenly over the stages (Draft.memory: n_PW = n_PK = n_PP)
     let w = call("weight_bytes_per_gpu", Object.assign({}, v, {rho_x: 0.0, n_TP: tp, n_PW: nPP}, x));
-    if (d.head) w -= m.vocab_size * m.hidden_size * v.b / (tp * nPP);
+    // the table in its own class's format (Draft.memory: the embeddings class's bytes, not the head's mean)
+    if (d.head) w -= m.vocab_size * m.hidden_size * (d.env.wb ? d.env.wb.embedding : v.b) / (tp * nPP);
     return [w, call("kv_bytes_per_token_per_gpu", Object.assign({}, v, {n_PK: nPP, s_kv: sKv}))];
   }
 
@@ -728,7 +729,7 @@ const GR_SERVING = (() => {
       Object.assign(n, {one_pool_batch: lo, one_pool_tpot: tpotBefore, one_pool_round: tpotAt(Math.max(lo, 1)),
         one_pool_tokens_per_s_gpu: before, pool_tokens_per_s_gpu: poolsGpu});
     }
-    levers.push({technique: "prefill/decode disaggregation", setting: setting, ttft: [ttft, ttftH + (tKv || 0.0)],
+    levers.push({technique: "prefill/decode disaggregation", setting: setting, ttft: [ttftH, ttftH + (tKv || 0.0)],
       tpot: [tpotBefore, dTp], per_gpu: [before, poolsGpu],
       usd: [usd0 !== null && before > 0 ? usd0 * gpu0 / before : null, usd0 !== null && poolsGpu > 0 ? usd0 * gpu0 / poolsGpu : null],
       ends: balanced
