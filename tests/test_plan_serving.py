@@ -164,8 +164,17 @@ def test_plan_the_report_and_its_frontier_search_the_same_gpus():
 
     assert inspect.signature(frontier.frontier).parameters["max_gpus"].default == plan.MAX_GPUS == 72
     assert inspect.signature(plan.plan).parameters["max_gpus"].default == plan.MAX_GPUS
-    args = _parser().parse_args(["llama-3.1-70b"])
-    assert args.max_gpus == plan.MAX_GPUS
+    assert "default 72, an NVL72 domain" in " ".join(_parser().format_help().split())
+    import contextlib
+    import io
+    import json
+
+    from genreport.commands.cli import main
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["plan", "llama-3.1-70b", "--hardware", "h100-sxm", "--format", "json", "-q"]) == 0
+    assert json.loads(out.getvalue())["max_gpus"] == plan.MAX_GPUS
 
 
 # Llama 3.1 70B in bf16 at tp 8 on H100 SXM, plan's defaults (10% reserve, one 8,192-token step's activations): per GPU

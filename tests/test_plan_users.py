@@ -55,3 +55,27 @@ def test_an_unknown_draft_is_named_once(capsys):
     err = capsys.readouterr().err
     assert err.startswith("--speculative 3,0.8,nope: no model named 'nope'"), err
     assert "Traceback" not in err
+
+
+def test_a_prompt_only_requests_equal_costs_tie_and_the_fewest_gpus_rank_first(capsys):
+    """Llama 3.1 8B fp8 on H100, 8k-token prompts and one token out: the prefill is compute-bound on every layout, so
+    every row's $ per request is the same, 5.5377e-05 (the floats' last bits apart); the hostile review of stop 89
+    found tp 1 x pp 16 (16 GPUs) ranked first by those bits.  Equal costs tie and the fewest GPUs come first."""
+    assert main(["plan", "llama-3.1-8b", "--hardware", "h100-sxm", "--weights", "fp8", "--prompt", "8k",
+                 "--format", "json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["rows"]
+    cheapest = [r for r in rows if r["usd_per_request"] == pytest.approx(rows[0]["usd_per_request"], rel=1e-12)]
+    assert len(cheapest) >= 8 and {r["layout"] for r in cheapest} >= {"tp 1", "tp 4 × pp 16"}
+    assert [r["gpus"] for r in cheapest] == sorted(r["gpus"] for r in cheapest)
+    assert rows[0]["layout"] == "tp 1"
+
+
+def test_gpus_above_max_gpus_is_refused(capsys):
+    """``--gpus 4 --max-gpus 2`` tried no replica of 4 GPUs and listed them anyway (the hostile review of stop 89):
+    refused, naming both; --gpus alone still sets the largest replica."""
+    assert main(["plan", "llama-3.1-8b", "--hardware", "h100-sxm", "--max-gpus", "2", "--gpus", "4"]) != 0
+    err = capsys.readouterr().err
+    assert "--gpus 4: is above --max-gpus 2: no replica of 4 devices would be tried" in err
+    assert "Traceback" not in err
+    assert main(["plan", "llama-3.1-8b", "--hardware", "h100-sxm", "--gpus", "4", "--format", "json"]) == 0
+    assert {r["gpus"] for r in json.loads(capsys.readouterr().out)["rows"]} == {4}

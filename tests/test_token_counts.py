@@ -119,3 +119,46 @@ def test_a_budget_below_the_batch_is_said_to_be_passed_and_one_token_is_singular
         html("llama70b-h100-tp8.yaml", over)
     assert _filled(256, 256) == "the 256 decode tokens fill the budget of 256"
     assert _filled(1, 1) == "the 1 decode token fills the budget of 1"
+
+
+def test_a_budget_below_max_sequences_is_a_warning_at_its_place(capsys):
+    """vLLM refuses a max_num_batched_tokens below max_num_seqs (a step carries every running sequence's decode token);
+    the hostile review of stop 89 built serving.chunk=1 beside 256 sequences with no word.  A warning at the option
+    that gave it (or the spec's line), the build goes on; the figure caption and the goodput sentence say '1 token'."""
+    from genreport.commands.cli import main
+    from shared import html
+
+    assert main(["specs/llama70b-h100-tp8.yaml", "--set", "serving.chunk=100", "--format", "json", "-o",
+                 str(ROOT_TMP())]) == 0
+    err = capsys.readouterr().err
+    assert ("--set serving.chunk=100: serving.chunk: warning: a step budget of 100 tokens is below the 256 sequences "
+            "the engine runs at once (engine.max_sequences): vLLM refuses a max_num_batched_tokens below max_num_seqs"
+            ) in err, err
+    assert "(hint: raise it to at least 256, or lower engine.max_sequences)" in err
+    text = html("llama70b-h100-tp8.yaml", ["serving.chunk=1", "engine.max_batched_tokens=1"])
+    assert "1 tokens" not in text.replace("+ 1 tokens", "")  # k_d + 1 tokens is the verify step's, not a count of 1
+    assert "every step carries up to 1 token, the running" in text
+    assert "past it a step's budget of <span data-sv=\"chunk\" data-f=\"tokens\">1 token</span>, its" in text
+
+
+def ROOT_TMP():
+    import tempfile
+    from pathlib import Path
+
+    return Path(tempfile.mkdtemp(prefix="genreport-test-"))
+
+
+def test_the_pools_gain_is_a_share_that_never_reads_0_percent():
+    """DeepSeek-V3 on 8 H200 with two-token outputs: the pools' sentence read "tok/s per GPU 0% of the same
+    replicas' decoding alone" (the hostile review of stop 89); it takes fmt.share, as the rows do."""
+    import re
+
+    from genreport.present.fmt import share
+    from shared import evaluated, html
+
+    over = ["serving.output=2"]
+    gain = evaluated("deepseek-v3-h200-ep8.yaml", over).serving["techniques"]["numbers"]["pool_gain"]
+    assert 0 < gain < 0.1
+    text = re.sub(r"\s+", " ", html("deepseek-v3-h200-ep8.yaml", over))
+    assert "of the same replicas' decoding alone" in text and f" {share(gain)} of the same replicas'" in text
+    assert " 0% of the same replicas'" not in text

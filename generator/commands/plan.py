@@ -110,7 +110,7 @@ def _parser() -> argparse.ArgumentParser:
                    help="add prefill/decode pools of each row's layout: the balanced split, the KV transfer over the "
                         "link between replicas, and whether the pools beat one pool at the targets")
     # default: genreport.model.plan.MAX_GPUS (not imported here: it brings numpy at start-up)
-    p.add_argument("--max-gpus", default=72, type=int, metavar="N",
+    p.add_argument("--max-gpus", default=None, type=int, metavar="N",
                    help="largest replica tried, in devices (default 72, an NVL72 domain: tp x pp that fill it are tried too, "
                         "e.g. tp 8 x pp 9)")
     p.add_argument("--gpus", default=None, type=int, metavar="N",
@@ -391,12 +391,20 @@ def main(argv: list[str]) -> int:
     kvs = _formats("--kv-cache", args.kv_cache, ("auto", *PRECISION_BYTES))
     if args.limit < 0:
         raise _err(f"--limit {args.limit}", "must be 0 (all rows) or more", "e.g. --limit 30")
-    if not 1 <= args.max_gpus <= 4096:
+    if args.max_gpus is not None and not 1 <= args.max_gpus <= 4096:
         raise _err(f"--max-gpus {args.max_gpus}", "must be between 1 and 4096", "write e.g. 72")
     if args.gpus is not None:
         if not 1 <= args.gpus <= 4096:
             raise _err(f"--gpus {args.gpus}", "must be between 1 and 4096", "write e.g. 8")
+        if args.max_gpus is not None and args.max_gpus < args.gpus:  # replicas of exactly N above the largest tried
+            raise _err(f"--gpus {args.gpus}", f"is above --max-gpus {args.max_gpus}: no replica of {args.gpus} devices "
+                       "would be tried", f"leave out --max-gpus (--gpus {args.gpus} tries only replicas of "
+                       f"{args.gpus}), or ask for fewer devices")
         args.max_gpus = args.gpus
+    if args.max_gpus is None:
+        from genreport.model.plan import MAX_GPUS
+
+        args.max_gpus = MAX_GPUS  # an NVL72 domain
     speculative = _speculative(args.speculative)
     if args.speculative is None and asked:
         speculative = asked["speculative"]  # the spec's draft, loaded

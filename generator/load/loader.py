@@ -614,6 +614,16 @@ def load_report(path: Path, overrides: list[str] | tuple[str, ...] = (), strict:
     workspace = (activation_workspace(model, lay.tp, step_tokens, seqs, lay.ep, lay.pp) if model is not None
                  else 0.0)
     step = {"workspace": workspace, "max_batched_tokens": step_tokens, "max_sequences": seqs}
+    if serving is not None and model is not None and step_tokens < seqs:
+        # a step carries every running sequence's decode token: vLLM refuses a budget below max_num_seqs (its
+        # SchedulerConfig), and the serving chapter's chunked prefill row admits no prompt beside such a batch
+        findings.add(_relocate(doc, [doc.finding(("serving", "chunk") if "max_batched_tokens" not in engine
+                                 else ("engine", "max_batched_tokens"),
+                                 f"a step budget of {step_tokens:,} token{'' if step_tokens == 1 else 's'} is below the "
+                                 f"{seqs:,} sequences the engine runs at once (engine.max_sequences): vLLM refuses a "
+                                 "max_num_batched_tokens below max_num_seqs, and a batch that fills the budget with its "
+                                 "decode tokens admits no prompt chunk",
+                                 f"raise it to at least {seqs:,}, or lower engine.max_sequences", severity="warning")])[0])
     kept = dataclasses.replace(hw, **reserve).kept if hw is not None else 0.0  # the memory beside the reserve
     if hw is not None and not kept > 0:  # a size at least the card's memory
         findings.add(doc.finding(("engine", "memory_reserve"),

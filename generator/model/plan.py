@@ -217,9 +217,12 @@ def ranking(sort: str, priced: bool):
     def money(r):
         # a request's cost, its prompt's prefill with it: by $/M output tokens alone, 64 H100s at tp 64 ranked
         # fourth for Llama 3.1 405B at 2k + 256 where their prompts cost 5.7x tp 8's (deployment review, stop 75)
+        # to 12 significant digits: costs equal but for the floats' last bits (a prompt-only request's prefill costs
+        # the same on every layout where it is compute-bound) tie, and the fewest GPUs rank first (the hostile review
+        # of stop 89: tp 1 x pp 16 ranked above tp 1 at 5.5377027375990027e-05 against ...03e-05)
         if r.usd_per_request is not None:
-            return r.usd_per_request
-        return math.inf if r.usd_per_mtok_out is None else r.usd_per_mtok_out
+            return float(f"{r.usd_per_request:.12g}")
+        return math.inf if r.usd_per_mtok_out is None else float(f"{r.usd_per_mtok_out:.12g}")
 
     def tail(r):
         return (r.gpus, r.hardware, r.precision, r.kv_cache, r.tp, r.pp, r.ep, r.dp)

@@ -273,7 +273,9 @@ def _workspace_value(s) -> str:
     ep = s.parallelism.ep if s.parallelism else 1
     gathered = (f"; the MoE layer runs on {ep // tp} ranks' tokens, {ep // tp * hw.max_batched_tokens:,} (g_x = ep / tp)"
                 if s.model is not None and s.model.moe is not None and ep > tp else "")
-    return (f"{fmt.size(hw.workspace)} ({hw.max_batched_tokens:,} tokens, {hw.max_sequences:,} sequences, tp {tp}"
+    tokens = f"{hw.max_batched_tokens:,} token{'' if hw.max_batched_tokens == 1 else 's'}"
+    seqs = f"{hw.max_sequences:,} sequence{'' if hw.max_sequences == 1 else 's'}"
+    return (f"{fmt.size(hw.workspace)} ({tokens}, {seqs}, tp {tp}"
             f"{gathered})")
 
 

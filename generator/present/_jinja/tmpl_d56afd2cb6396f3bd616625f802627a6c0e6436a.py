@@ -146,7 +146,11 @@ def root(context, missing=missing):
         yield escape(environment.getattr((undefined(name='ch') if l_0_ch is missing else l_0_ch), 's9'))
         yield '. Serving: one request, its targets, its cost</h2>\n<p data-static>The spec asks for requests of <strong>'
         yield escape(t_6(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'prompt')))
-        yield ' prompt tokens</strong> and <strong>'
+        yield ' prompt token'
+        if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'prompt') != 1):
+            pass
+            yield 's'
+        yield '</strong> and <strong>'
         yield escape(t_6(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'output')))
         yield '\ngenerated</strong>'
         if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'users'):
@@ -978,9 +982,13 @@ def root(context, missing=missing):
                 else:
                     pass
                     yield 'none'
-                yield '</span>: past it a step\'s budget of <span data-sv="chunk" data-f="integer">'
+                yield '</span>: past it a step\'s budget of <span data-sv="chunk" data-f="tokens">'
                 yield escape(t_6(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk')))
-                yield '</span> tokens, its decode tokens and the prompt chunks together, falls behind the arrivals and the prompts queue without end)'
+                yield ' token'
+                if (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk') != 1):
+                    pass
+                    yield 's'
+                yield '</span>, its decode tokens and the prompt chunks together, falls behind the arrivals and the prompts queue without end)'
                 if ('goodput_rate_engine' in (undefined(name='n') if l_0_n is missing else l_0_n)):
                     pass
                     yield ', and the engine\'s max_sequences\n(<span data-sv="numbers.goodput_rate_engine" data-f="rps" data-none="none">'
@@ -1323,8 +1331,8 @@ def root(context, missing=missing):
                     yield ') requests/s: tok/s per '
                     yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
                     yield ' '
-                    yield escape(t_3('%.0f', (100 * environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'pool_gain'))))
-                    yield "% of the same replicas' decoding alone.</p>\n"
+                    yield escape(t_12(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'pool_gain')))
+                    yield " of the same replicas' decoding alone.</p>\n"
                 if t_15(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_kv')):
                     pass
                     yield '<div class="static-fx" data-static>'
@@ -1333,4 +1341,4 @@ def root(context, missing=missing):
         yield '</section>\n'
 
 blocks = {}
-debug_info = '1=127&2=136&3=138&4=142&5=146&6=148&7=152&8=160&9=172&10=174&11=187&12=189&13=194&15=206&17=216&18=225&21=229&22=235&23=254&25=260&26=262&27=280&28=288&29=292&30=299&31=306&34=316&35=421&36=442&37=516&39=565&40=606&41=627&42=714&43=720&44=726&45=740&48=742&51=745&52=762&53=764&54=768&55=770&57=786&58=788&59=796&60=804&61=808&64=824&66=836&68=839&71=841&72=843&75=849&77=853&78=858&81=860&82=863&83=897&84=899&86=902&87=904&88=906&91=909&92=911&93=945&94=974&95=987&96=998&97=1055&98=1064&99=1068&100=1082&101=1094&102=1104&103=1106&106=1111&108=1128&109=1188&110=1206&111=1213&112=1222&115=1231&116=1236&117=1242&118=1245&119=1254&120=1259&122=1262&123=1264&125=1267&126=1270&128=1281&129=1283&131=1290&132=1297&133=1307&134=1320&136=1328'
+debug_info = '1=127&2=136&3=138&4=142&5=146&6=148&7=156&8=164&9=176&10=178&11=191&12=193&13=198&15=210&17=220&18=229&21=233&22=239&23=258&25=264&26=266&27=284&28=292&29=296&30=303&31=310&34=320&35=425&36=446&37=520&39=569&40=610&41=631&42=718&43=724&44=730&45=744&48=746&51=749&52=766&53=768&54=772&55=774&57=790&58=792&59=800&60=808&61=812&64=828&66=840&68=843&71=845&72=847&75=853&77=857&78=862&81=864&82=867&83=901&84=903&86=906&87=908&88=910&91=913&92=915&93=949&94=978&95=995&96=1006&97=1063&98=1072&99=1076&100=1090&101=1102&102=1112&103=1114&106=1119&108=1136&109=1196&110=1214&111=1221&112=1230&115=1239&116=1244&117=1250&118=1253&119=1262&120=1267&122=1270&123=1272&125=1275&126=1278&128=1289&129=1291&131=1298&132=1305&133=1315&134=1328&136=1336'

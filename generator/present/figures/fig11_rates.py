@@ -127,7 +127,7 @@ def caption11(r: Results, baseline: Results | None = None) -> str:
     ch, un = ra["chunked"], ra["unchunked"]
     text = ("Time to first token (the first panel) and time per output token (the second) against the "
             "requests per second arriving at one replica, at the serving shape, with chunked prefill (blue: every "
-            f"step carries up to {ra['chunk']:,} tokens, the running sequences' decode tokens and a prompt chunk in "
+            f"step carries up to {ra['chunk']:,} token{'' if ra['chunk'] == 1 else 's'}, the running sequences' decode tokens and a prompt chunk in "
             "what they leave) and with each prompt "
             "prefilled alone (vermilion: the running sequences wait for it). Solid: the steady state. Dotted: the P99 "
             "time between tokens (without chunks a staircase of whole prefills, Poisson arrivals, prefills first as "
