@@ -344,6 +344,14 @@ def _serving(doc: Document, findings: Findings) -> Serving | None:
                                   spec.get("draft_model"), None,
                                   _precision(spec["draft_precision"]) if spec.get("draft_precision") else None,
                                   spec.get("draft_layers"))
+    if speculative is not None and counts["output"] < 2:
+        # a request of one output token has its token from the prefill and no decode round to speculate: the hostile
+        # review of stop 89 read "E_R = min(E, T_out - 1) = 2.95" and a 2.6x speed-up of a request that decodes nothing
+        findings.add(doc.finding(("serving", "speculative"), "a request of one output token has no decode round to "
+                                 "speculate: the chapter leaves speculative decoding out",
+                                 "remove serving.speculative, or ask for more output tokens (serving.output)",
+                                 key=True, severity="warning"))
+        speculative = None
     return Serving(counts["prompt"], counts["output"], times.get("ttft"), times.get("tpot"), block.get("users"),
                    block.get("price"), chunk, block.get("rate"), block.get("prefix_hit", 0.0), speculative,
                    block.get("prompt_spread", "none"))

@@ -261,8 +261,9 @@ def _whole_on_one_card(env: Env, spec: ReportSpec) -> Env:
     GiB, not 125.2). The frame's whole-model column and the training state (chapter 5, figure 7) both read it: a
     layout's training state was once judged against the layout GPU's 171.1 GiB beside figure 7's 171.8."""
     card = env.one_card()
-    if not env.cut.trivial:
-        card.values["C"] = usable_at(spec.hardware, spec.model, 1)
+    if not env.cut.trivial:  # none where one card's workspace takes all the reserve leaves (a 400k-token step of a
+        # 70B: -4.4 GiB "one card alone keeps" for its weights, the hostile review of stop 89): a room, never negative
+        card.values["C"] = max(usable_at(spec.hardware, spec.model, 1), 0.0)
     return card
 
 

@@ -654,7 +654,8 @@ const GR_MODEL = (function () {
       sc.numeric_critical_context = cc[1];
       scalars[acc] = sc;
       const suffix = acc === "seed" ? "" : "_exact";
-      if (!env.cut.trivial) oneCard[acc] = GR_PARALLEL.oneCard(env, sc, usable(inp.hardware, inp.model, null));  // the whole model on one card
+      // (a room, never negative: none where one card's workspace takes all the reserve leaves, _whole_on_one_card)
+      if (!env.cut.trivial) oneCard[acc] = GR_PARALLEL.oneCard(env, sc, Math.max(usable(inp.hardware, inp.model, null), 0.0));  // the whole model on one card
       ["peak_flops", "bandwidth", "capacity", "ridge_point", "parameters", "weight_bytes", "kv_bytes_per_token",
         "kv_capacity_tokens", "attention_intensity", "training_flops_per_token", "weight_stream_time",
         "weight_flops_time", "critical_context"].forEach(function (qid) {

@@ -195,7 +195,9 @@ const GR_SERVING = (() => {
   /** The chapter's numbers for ``inp.serving`` at ``inp.parallelism``: {batch, context, rows, numbers}; null without
    * a serving block or a layout (a single-card page has no layout formulas). */
   function compute(res, inp, t) {
-    const sv = inp.serving, par = inp.parallelism;
+    // a request of one output token has no decode round to speculate (objects._serving leaves it out, warning)
+    const sv = inp.serving && inp.serving.output < 2 && inp.serving.speculative
+      ? Object.assign({}, inp.serving, {speculative: null}) : inp.serving, par = inp.parallelism;
     if (!sv || !par || typeof P === "undefined") return null;
     const hw = inp.hardware, m = inp.model, lay = res.envs[inp.accounting], env = lay.oneCard();
     const base = P.layoutValues(env, inp, par, P.chooseLinks(hw, par)[0], t, "bf16-grads");

@@ -327,15 +327,27 @@ def root(context, missing=missing):
                 pass
                 yield ' and would not fit: '
                 yield escape(t_2(environment.getattr(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'one_card'), 'weight_bytes')))
-                yield ' of weights against the '
-                yield escape(t_2(environment.getattr(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'one_card'), 'capacity')))
-                yield ' one '
-                yield escape((undefined(name='card') if l_0_card is missing else l_0_card))
-                yield ' alone keeps for them (its '
-                yield escape(t_2(environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'capacity')))
-                yield " less the engine's reserve and one "
-                yield escape((undefined(name='card') if l_0_card is missing else l_0_card))
-                yield "'s workspace"
+                yield ' of weights against '
+                if (environment.getattr(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'one_card'), 'capacity') > 0):
+                    pass
+                    yield 'the '
+                    yield escape(t_2(environment.getattr(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'one_card'), 'capacity')))
+                    yield ' one '
+                    yield escape((undefined(name='card') if l_0_card is missing else l_0_card))
+                    yield ' alone keeps for them (its '
+                    yield escape(t_2(environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'capacity')))
+                    yield " less the engine's reserve and one "
+                    yield escape((undefined(name='card') if l_0_card is missing else l_0_card))
+                    yield "'s workspace"
+                else:
+                    pass
+                    yield 'nothing one '
+                    yield escape((undefined(name='card') if l_0_card is missing else l_0_card))
+                    yield ' alone keeps for them (one '
+                    yield escape((undefined(name='card') if l_0_card is missing else l_0_card))
+                    yield "'s workspace for the engine's step takes all of its "
+                    yield escape(t_2(environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'capacity')))
+                    yield ' the reserve leaves'
                 if (t_2(environment.getattr(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'one_card'), 'capacity')) != t_2(environment.getattr((undefined(name='sc') if l_0_sc is missing else l_0_sc), 'capacity'))):
                     pass
                     yield '; a '
@@ -477,4 +489,4 @@ def root(context, missing=missing):
     yield '</section>\n\n'
 
 blocks = {}
-debug_info = '1=110&3=122&6=126&8=129&9=133&10=150&12=156&13=158&15=172&16=189&17=191&18=201&19=216&20=223&21=233&22=241&23=266&24=278&25=282&26=287&27=297&28=319&31=350&33=359&34=361&35=363&36=368&37=370&40=376&41=387&42=398&43=404&44=406&46=409&48=411&49=414&50=422&51=432&52=443&57=447&60=450&63=453&64=466'
+debug_info = '1=110&3=122&6=126&8=129&9=133&10=150&12=156&13=158&15=172&16=189&17=191&18=201&19=216&20=223&21=233&22=241&23=266&24=278&25=282&26=287&27=297&28=319&31=362&33=371&34=373&35=375&36=380&37=382&40=388&41=399&42=410&43=416&44=418&46=421&48=423&49=426&50=434&51=444&52=455&57=459&60=462&63=465&64=478'

@@ -20,6 +20,8 @@ def root(context, missing=missing):
     l_0_eq = resolve('eq')
     l_0_frontier_text = resolve('frontier_text')
     l_0_figs = resolve('figs')
+    l_0_spec_row = resolve('spec_row')
+    l_0_pools_row = resolve('pools_row')
     l_0_frame = resolve('frame')
     l_0_fx = resolve('fx')
     l_0_model = resolve('model')
@@ -124,7 +126,7 @@ def root(context, missing=missing):
         def t_16(*unused):
             raise TemplateRuntimeError("No test named 'none' found.")
     pass
-    included_template = environment.get_template('_macros.html.j2', 'sections/s9_serving.html.j2').make_module(context.get_all(), True, {'budget_words': l_0_budget_words, 'figure': l_0_figure, 'formula': l_0_formula, 'fr': l_0_fr, 'n': l_0_n, 'ra': l_0_ra, 'spx': l_0_spx, 'why': l_0_why})
+    included_template = environment.get_template('_macros.html.j2', 'sections/s9_serving.html.j2').make_module(context.get_all(), True, {'budget_words': l_0_budget_words, 'figure': l_0_figure, 'formula': l_0_formula, 'fr': l_0_fr, 'n': l_0_n, 'pools_row': l_0_pools_row, 'ra': l_0_ra, 'spec_row': l_0_spec_row, 'spx': l_0_spx, 'why': l_0_why})
     l_0_formula = getattr(included_template, 'formula', missing)
     if l_0_formula is missing:
         l_0_formula = undefined(f"the template {included_template.__name__!r} (imported on line 1 in 'sections/s9_serving.html.j2') does not export the requested name 'formula'", name='formula')
@@ -762,13 +764,36 @@ def root(context, missing=missing):
                 yield '</span> (<span data-sv="numbers.speedup_mean" data-f="f2">'
                 yield escape(t_3('%.2f', environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'speedup_mean')))
                 yield '</span>×: the decode rounds summed), as <code>plan --speculative</code> and the frontier take them'
-            yield '. Speculative decoding and the KV transfer\nare evaluated through the layout (its collectives and pipeline included); chunked prefill takes one '
+            yield '. '
+            (l_0_spec_row, l_0_pools_row) = (('speedup_last' in environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers')), ('prefill_share' in environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers')))
+            context.vars.update({'pools_row': l_0_pools_row, 'spec_row': l_0_spec_row})
+            context.exported_vars.update(('pools_row', 'spec_row'))
+            if ((undefined(name='spec_row') if l_0_spec_row is missing else l_0_spec_row) or (undefined(name='pools_row') if l_0_pools_row is missing else l_0_pools_row)):
+                pass
+                if ((undefined(name='spec_row') if l_0_spec_row is missing else l_0_spec_row) and (undefined(name='pools_row') if l_0_pools_row is missing else l_0_pools_row)):
+                    pass
+                    yield 'Speculative decoding and the KV transfer are'
+                elif (undefined(name='spec_row') if l_0_spec_row is missing else l_0_spec_row):
+                    pass
+                    yield 'Speculative decoding is'
+                else:
+                    pass
+                    yield 'The KV transfer is'
+                yield ' evaluated through the layout (its collectives and pipeline included); chunked prefill takes'
+            else:
+                pass
+                yield ' Chunked prefill takes'
+            yield ' one '
             yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
             yield "'s ledgers at the layout\n(its slice of the model)"
             if environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'many'):
                 pass
                 yield " or, where they take longer, the mixed step's collectives over the links"
-            yield ', continuous\nbatching and prefix caching one '
+            yield ', continuous\nbatching'
+            if ('prefix_capacity_after' in environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers')):
+                pass
+                yield ' and prefix caching'
+            yield ' one '
             yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
             yield "'s ledgers alone (no interconnect), and their ratios are applied to\nthe bound above; their rates and sequence counts are one replica's"
             if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'replica_gpus') > 1):
@@ -1341,4 +1366,4 @@ def root(context, missing=missing):
         yield '</section>\n'
 
 blocks = {}
-debug_info = '1=127&2=136&3=138&4=142&5=146&6=148&7=156&8=164&9=176&10=178&11=191&12=193&13=198&15=210&17=220&18=229&21=233&22=239&23=258&25=264&26=266&27=284&28=292&29=296&30=303&31=310&34=320&35=425&36=446&37=520&39=569&40=610&41=631&42=718&43=724&44=730&45=744&48=746&51=749&52=766&53=768&54=772&55=774&57=790&58=792&59=800&60=808&61=812&64=828&66=840&68=843&71=845&72=847&75=853&77=857&78=862&81=864&82=867&83=901&84=903&86=906&87=908&88=910&91=913&92=915&93=949&94=978&95=995&96=1006&97=1063&98=1072&99=1076&100=1090&101=1102&102=1112&103=1114&106=1119&108=1136&109=1196&110=1214&111=1221&112=1230&115=1239&116=1244&117=1250&118=1253&119=1262&120=1267&122=1270&123=1272&125=1275&126=1278&128=1289&129=1291&131=1298&132=1305&133=1315&134=1328&136=1336'
+debug_info = '1=129&2=138&3=140&4=144&5=148&6=150&7=158&8=166&9=178&10=180&11=193&12=195&13=200&15=212&17=222&18=231&21=235&22=241&23=260&25=266&26=268&27=286&28=294&29=298&30=305&31=312&34=322&35=427&36=448&37=522&39=571&40=612&41=633&42=720&43=726&44=732&45=746&48=748&51=751&52=773&53=789&54=793&55=799&57=815&58=817&59=825&60=833&61=837&64=853&66=865&68=868&71=870&72=872&75=878&77=882&78=887&81=889&82=892&83=926&84=928&86=931&87=933&88=935&91=938&92=940&93=974&94=1003&95=1020&96=1031&97=1088&98=1097&99=1101&100=1115&101=1127&102=1137&103=1139&106=1144&108=1161&109=1221&110=1239&111=1246&112=1255&115=1264&116=1269&117=1275&118=1278&119=1287&120=1292&122=1295&123=1297&125=1300&126=1303&128=1314&129=1316&131=1323&132=1330&133=1340&134=1353&136=1361'
