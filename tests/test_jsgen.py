@@ -83,6 +83,7 @@ RANGES = {
     "M_d": (1e6, 2e10, False), "c_d": (64, 1e5, False),  # a draft model's weights and KV per token on one GPU
     "M_s": (1, 4096, True),  # the engine's max_sequences: a count
     "c_h": (1e3, 1e7, False),  # the KV bytes per token a sequence holds at a request's mean context (c's range)
+    "c_s": (1e3, 1e7, False),  # of it, the bytes per token a cached prefix still holds (c_h where every layer is global)
     "F_d": (1e6, 1e16, False), "Q_d": (1e6, 1e12, False),  # one draft pass's FLOPs and bytes (draft_time_bound)
     "f_d": (1e6, 1e12, False),  # one draft pass's FLOPs for one sequence (compute_batch_speculative)
 }

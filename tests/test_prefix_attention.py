@@ -166,3 +166,35 @@ def test_the_prefix_rows_compute_batch_is_whole_prompts_before_and_the_chapters_
            "takes 37.5 ms, the prefix caching row below)" in text
     assert "its prompt's 50% the prefix cache leaves, which attends to the cached part too" in text
     assert "at this layout for a whole prompt" not in html(spec)
+
+
+GEMMA_L40S = """\
+kind: report
+name: gemma27-l40s
+title: Gemma 3 27B in fp8 on one L40S (fp8 KV cache)
+hardware: l40s
+model: gemma-3-27b
+precision: {weights: fp8, kv_cache: fp8}
+parallelism: {tp: 1}
+serving: {prompt: 16k, output: 512, ttft: 5 s, tpot: 80 ms, users: 16, prefix_hit: 0.9}
+workloads:
+  decode: {batch: [1, 8], context: [1k, 16k]}
+"""
+
+
+def test_a_windowed_models_shared_prefix_is_its_global_layers_and_derive_agrees(tmp_path, capsys):
+    """Gemma 3 27B on one L40S, 90% of each 16k prompt cached (stop 89's review, by hand in tests/test_techniques.py):
+    the prefix caching row fits 19 -> 56 sequences at the last context (it read 147: every layer's prefix counted as
+    shared, where the 52 windowed layers hold only their last 1,024 positions), derive prefix_capacity_batch at that
+    context says the same, and the goodput's KV cache room counts the prefix each running sequence still holds
+    (about 1.24 requests/s; 1.59 before), the page's script the same (tests/test_live_serving.py)."""
+    from genreport.commands.cli import main
+
+    path = tmp_path / "gemma27-l40s.yaml"
+    path.write_text(GEMMA_L40S, encoding="utf-8")
+    n = evaluated(path).serving["techniques"]["numbers"]
+    assert (n["prefix_capacity_before"], n["prefix_capacity_after"]) == (19, 56)
+    assert n["goodput_rate_capacity"] == pytest.approx(1.24, abs=0.01)
+    assert main(["derive", "prefix_capacity_batch", "--context", "16895", "--spec", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "c_s = 40960 B/token" in out and "(floor: 56)" in out, out

@@ -114,10 +114,17 @@ def test_capacities_take_the_cache_a_sequence_holds(r):
     assert tech["numbers"]["prefix_capacity_after"] > tech["numbers"]["prefix_capacity_before"]
 
 
+# The shared prefix's bytes a sequence still holds, per prefix token and GPU: the 6,144-token prefix lies in the first
+# chunk, and every decode context here in the second, so only the 12 global layers hold it (4,096 B a layer and
+# position over 8 GPUs), not the 36 chunked ones (their current chunk starts at 8,192)
+C_S = 12 * 4096 / 8
+
+
 def _balance(r, rate: float, c_h: float) -> tuple[float, float]:
     """(the caches Little's law's running sequences hold at ``rate``, the room beside the weights a GPU holds): the
-    sequences lam (T_out - 1) t_s(lam) at the steady step, each holding its T_in (1 - h_p) + T_out / 2 tokens at c_h
-    per token, the shared h_p T_in prefix held once; the room C less the weights one GPU holds (no draft here)."""
+    sequences lam (T_out - 1) t_s(lam) at the steady step, each holding its T_in + T_out / 2 tokens at c_h per token
+    less the shared h_p T_in prefix at C_S, which is held once; the room C less the weights one GPU holds (no draft
+    here)."""
     from genreport.model.techniques import _inputs
 
     sv = r.spec.serving
@@ -133,7 +140,7 @@ def _balance(r, rate: float, c_h: float) -> tuple[float, float]:
     held = r.envs[r.lead].at(context=float(sv.prompt + sv.output - 1))
     room = env["C"] - float(np.ravel(held["N"])[0]) * float(np.ravel(held["b"])[0])
     prefix = sv.prefix_hit * sv.prompt
-    return running * (sv.prompt - prefix + sv.output / 2) * c_h + prefix * c_h, room
+    return running * ((sv.prompt + sv.output / 2) * c_h - prefix * C_S) + prefix * C_S, room
 
 
 def test_the_kv_cache_room_counts_the_cache_a_sequence_holds(r):
@@ -149,6 +156,9 @@ def test_the_kv_cache_room_counts_the_cache_a_sequence_holds(r):
     c_h = _held(mean) / mean / 8
     assert c_h * 8 * mean == 4096 * (12 * 12544 + 36 * 8192) == 1_824_522_240
     assert held_mean_c(r.envs[r.lead], PROMPT, OUTPUT) == pytest.approx(c_h, rel=1e-12)
+    from genreport.model.serving import prefix_held_mean_c
+
+    assert prefix_held_mean_c(r.envs[r.lead], PROMPT, OUTPUT, PROMPT * 0.5) == pytest.approx(C_S, rel=1e-12)
     n = r.serving["techniques"]["numbers"]
     held, room = _balance(r, n["goodput_rate_capacity"], c_h)
     assert held == pytest.approx(room, rel=1e-9)  # the ceiling's running sequences fill the room exactly
@@ -163,7 +173,7 @@ def test_the_kv_cache_room_counts_the_cache_a_sequence_holds(r):
     assert _balance(r, old, c_h)[0] > room
     # the rate figure's unchunked stop counts the same sequences: B_h at the mean context with c_h
     assert r.serving["techniques"]["rates"]["held_sequences_mean"] == pytest.approx(
-        (room - 0.5 * PROMPT * c_h) / ((mean - 0.5 * PROMPT) * c_h), rel=1e-12)
+        (room - 0.5 * PROMPT * C_S) / (mean * c_h - 0.5 * PROMPT * C_S), rel=1e-12)
 
 
 def test_the_chunked_prefill_row_compares_a_prompts_ttft_like_with_like():

@@ -17,7 +17,7 @@ from genreport.formulas.quantities import _prefill_bytes, _prefill_flops
 
 LLAMA8B_H100 = {  # seed 003's accounting: every parameter read and used, no activation traffic
     "N": 8.03e9, "N_a": 8.03e9, "N_e": 0.0, "N_p": 8.03e9 - 2 * 128256 * 4096, "L": 32, "d": 4096, "H_q": 32,
-    "d_h": 128, "d_hp": 128, "V": 128256, "b": 2.0, "c": 131072.0, "c_h": 131072.0, "a": 0.0, "P": 989.4e12, "W": 3.35e12, "C": 80 * 2**30,
+    "d_h": 128, "d_hp": 128, "V": 128256, "b": 2.0, "c": 131072.0, "c_h": 131072.0, "c_s": 131072.0, "a": 0.0, "P": 989.4e12, "W": 3.35e12, "C": 80 * 2**30,
     "h_p": 0.0,  # no prefix cache
 }
 
@@ -446,18 +446,19 @@ def test_the_prompt_spread_in_the_serving_chapter():
 
 
 def test_the_kv_cache_room_is_the_prefix_capacity_at_the_mean_context():
-    """``goodput_rate_capacity`` solves lam (T_out - 1) t_s(lam) (T_in (1 - h_p) + T_out / 2) (c_h + c_d) = C - N b
-    - M_d - h_p T_in (c_h + c_d) (SymPy's solution of that balance is its closed form; c_h the cache a sequence
-    holds, while the step's bytes in t_s read c), so at its rate Little's law's running sequences are exactly those
+    """``goodput_rate_capacity`` solves lam (T_out - 1) t_s(lam) ((T_in + T_out / 2) (c_h + c_d) - h_p T_in (c_s +
+    c_d)) = C - N b - M_d - h_p T_in (c_s + c_d) (SymPy's solution of that balance is its closed form; c_h the cache
+    a sequence holds, while the step's bytes in t_s read c; c_s what its cached prefix still holds, c_h where every
+    layer is global), so at its rate Little's law's running sequences are exactly those
     ``prefix_capacity_batch`` fits at the mean context T_in + T_out / 2: one counting of the caches, the shared
     prefix held once in both (PagedAttention, RadixAttention).  Llama 3.1 8B on an H100 (seed 003; full attention,
     so c_h = c = 128 KiB), 4k prompts, 512 outputs, half of each prompt shared: by hand the room (80 GiB - 16.06 GB -
     2,048 x 128 KiB) over (4,352 - 2,048) x 128 KiB per sequence is 230.4 sequences."""
     lam = sym("lam")
     v = {"T_in": 4096, "T_out": 512, "h_p": 0.5, "s_c": 8192, "C_p": 2048, "M_d": 0.0, "c_d": 0.0}
-    kv, prefix = sym("c_h") + sym("c_d"), sym("h_p") * sym("T_in")
-    balance = sp.Eq(lam * (sym("T_out") - 1) * t.steady_step_time() * (t.mean_decode_context() - prefix) * kv,
-                    sym("C") - sym("N") * sym("b") - sym("M_d") - prefix * kv)
+    kv, prefix = sym("c_h") + sym("c_d"), sym("h_p") * sym("T_in") * (sym("c_s") + sym("c_d"))
+    balance = sp.Eq(lam * (sym("T_out") - 1) * t.steady_step_time() * (t.mean_decode_context() * kv - prefix),
+                    sym("C") - sym("N") * sym("b") - sym("M_d") - prefix)
     (solved,) = sp.solve(balance, lam)
     assert sp.simplify(solved - t.goodput_rate_capacity()) == 0
     rate = at(t.goodput_rate_capacity(), **v)
@@ -559,3 +560,32 @@ def test_a_chunks_prompt_tokens_pass_the_layouts_links():
     assert "its collectives over the links take at least" in row["ends"]
     one = evaluated("llama8b-h100.yaml")
     assert _step_links(one, 4096.0) == 0.0
+
+
+def test_a_prefix_a_window_has_passed_is_not_shared():
+    """Gemma 3 27B in fp8 on one L40S, fp8 cache, 16k prompts 90% cached, 512 out (stop 89's review, by hand): at the
+    last context 16,895 its 10 global layers hold the whole 14,745.6-token prefix (40,960 B a prefix token), its 52
+    windowed layers their last 1,024 positions, all past the prefix.  The room 44.884e9 - 27.009e9 B less the prefix
+    once, 14,745.6 x 40,960 B, over each sequence's own bytes, 16,895 x 53,869.4 - 14,745.6 x 40,960 (its global
+    suffix 2,149.4 x 40,960 and 52 x 1,024 x 4,096 of windows): 56 sequences, where sharing every layer's prefix
+    counted 147.  With every layer global c_s = c and the count is the old (S - h T) (c + c_d) one."""
+    from genreport.formulas import architecture as arch
+    from genreport.load.loader import load_model
+    from shared import SPECS
+
+    m = load_model(SPECS / "models" / "gemma-3-27b.yaml")
+    prefix, last = 16384 * 0.9, 16384 + 512 - 1
+    assert arch.kv_prefix_positions_held(m, last, prefix) == pytest.approx(10 * prefix, rel=1e-12)
+    assert arch.kv_prefix_positions_held(m, 15000.0, prefix) == pytest.approx(10 * prefix + 52 * (prefix - 13976))
+    assert arch.kv_positions_held(m, last) == 10 * last + 52 * 1024
+    c = 4096 * (10 * last + 52 * 1024) / last  # fp8: 2 x 16 KV heads x 128 x 1 B = 4,096 B a layer and position
+    c_s = 4096 * 10
+    v = {"C": 44.884e9, "N": 27.009e9, "b": 1.0, "M_d": 0.0, "c_d": 0.0, "S": last, "T_in": 16384, "h_p": 0.9,
+         "c": c, "c_s": c_s}
+    by_hand = (44.884e9 - 27.009e9 - prefix * 40960) / (last * 4096 * (10 * last + 52 * 1024) / last - prefix * 40960)
+    assert at(t.prefix_capacity_batch(), **v) == pytest.approx(by_hand, rel=1e-12)
+    assert math.floor(by_hand) == 56
+    assert math.floor(at(t.prefix_capacity_batch(), **{**v, "c_s": c})) == 147  # every layer's prefix shared
+    full = {**v, "c_s": v["c"]}
+    old = (44.884e9 - 27.009e9 - prefix * c) / ((last - prefix) * c)
+    assert at(t.prefix_capacity_batch(), **full) == pytest.approx(old, rel=1e-12)

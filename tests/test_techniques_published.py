@@ -680,7 +680,7 @@ def test_the_caches_ceiling_is_an_upper_bound():
     # the sequences hold c a token as their steps read it (c_h = c): the sliding window of Mistral-7B v0.1, 4,096,
     # lies past the 1,279-token last context
     v = {"T_in": 1024, "T_out": 256, "h_p": 0.0, "s_c": 512, "C_p": 512, "theta": 0.100, "M_d": 0.0, "c_d": 0.0,
-         "c_h": env["c"]}
+         "c_h": env["c"], "c_s": env["c"]}
     room = env["C"] - env["N"] * env["b"]
     stream = env["N"] * env["b"]
     # Q_r by hand (request_bytes): 255 decode tokens at the mean context 1024 + 128, a 1k prompt written and each of

@@ -373,6 +373,7 @@ def test_the_steady_state_and_chunks_are_one_gpus_slice_of_the_layout(name, ceil
     known["M_d"], known["c_d"] = draft_memory(r.spec, tq["context"])
     # c_h is one GPU's, as c_d: full attention (the 70B's GQA, DeepSeek-V3's MLA) holds what a step reads, c_g
     known["c_h"] = known["c"] / (cut.split * cut.s_kv)
+    known["c_s"] = known["c_h"]  # and every layer is global: the cached prefix is held whole (c_s = c_h)
     # d_hp: the prompt chunk's head dim, MLA's prefill (MHA) form (DeepSeek-V3: (128 + 64 + 128) / 2 = 160, its decode
     # tokens' absorbed d_h 544), the decode tokens' d_h for other attention (the 70B's GQA)
     known["d_hp"] = 160.0 if name.startswith("deepseek") else known["d_h"]

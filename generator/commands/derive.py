@@ -787,6 +787,20 @@ def _numbers(args, accounting: str | None, qid: str, spec=None) -> Numbers:
         values.setdefault("eta_W", float(spec.efficiency.bandwidth))
         values.setdefault("eta_P", float(spec.efficiency.compute))
     held = None
+    if qid == "prefix_capacity_batch" and spec.serving is not None and "S" in values and "c" in values:
+        # the prefix row's count at its context: what a GPU holds there (the weights of every expert, each stage's
+        # own: a step's N read 1,202 where the row's 1,201 fit, stop 89's review) and, of the cache, what the shared
+        # prefix still holds there
+        from genreport.model.serving import prefix_held_c
+
+        s_ = float(np.ravel(values["S"])[0])
+        kept = env_obj.held(context=s_)
+        n_h, b_h = float(np.ravel(kept["N"])[0]), float(np.ravel(kept["b"])[0])
+        if n_h * b_h != float(np.ravel(values["N"])[0]) * float(np.ravel(values["b"])[0]):
+            held = n_h * b_h
+            values.update(N=n_h, b=b_h)
+        values["c_s"] = prefix_held_c(env_obj, s_, float(spec.serving.prompt) * spec.serving.prefix_hit,
+                                      float(np.ravel(values["c"])[0]))
     if qid == "capacity_batch_draft" and spec.serving is not None and "S" in values:
         # beside an EAGLE/MTP head at a layout of stages: the stage that binds beside it (the last, where the head
         # takes it below the stage that binds without it), as the report's capacity (draft.Draft.capacity)
@@ -1103,9 +1117,12 @@ def serving_values(spec, values: dict, mixed: bool = False, env=None) -> dict[st
     out["M_d"], out["c_d"] = draft_memory(spec, context)
     out["M_s"] = float(getattr(spec.hardware, "max_sequences", 0) or 0)  # the engine's limit (goodput_rate_engine)
     if env is not None:
-        from genreport.model.serving import held_mean_c
+        from genreport.model.serving import held_mean_c, prefix_held_mean_c
 
         out["c_h"] = held_mean_c(env, sv.prompt, sv.output)
+        # of it, what the cached prefix still holds (the goodput's KV cache room; prefix_capacity_batch takes its
+        # context's, below)
+        out["c_s"] = prefix_held_mean_c(env, sv.prompt, sv.output, float(sv.prompt) * sv.prefix_hit)
     if all(k in values for k in ("N_p", "P", "W", "c")):  # t_p: the uncached prompt prefilled alone on one GPU
         from genreport.formulas.compiled import load
 

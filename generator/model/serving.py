@@ -26,7 +26,8 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from genreport.formulas.architecture import attended_positions, bounded_layers, chunked_layers
+from genreport.formulas.architecture import (attended_positions, bounded_layers, chunked_layers,
+                                             kv_positions_held, kv_prefix_positions_held)
 from genreport.formulas.compiled import load
 from genreport.load.spec import Hardware, Model, Parallelism, Precision
 from genreport.model.env import make_env
@@ -207,6 +208,42 @@ def held_mean_c(env, prompt: int, output: int) -> float:
     (sc,) = _round_means(lambda s: (s * (np.asarray(env.at(context=s)["c"], dtype=float) * np.ones_like(s)),),
                          prompt, output)
     return sc / mean
+
+
+def _prefix_share(model, context, prefix):
+    """The share of the bytes a sequence at ``context`` holds per cached position that its prefix of ``prefix``
+    tokens keeps, per prefix token against per context token: S P_h(S) / (prefix x positions held), 1 where every
+    layer is global (architecture.kv_prefix_positions_held over kv_positions_held)."""
+    context = np.asarray(context, dtype=float)
+    held = kv_positions_held(model, context)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        share = context * kv_prefix_positions_held(model, context, prefix) / (prefix * held)
+    return np.where(held > 0, share, 1.0)
+
+
+def prefix_held_c(env, context: float, prefix: float, c: float) -> float:
+    """c_s at ``context``: the bytes per token of a shared prefix of ``prefix`` tokens that a sequence holding ``c``
+    per token (the env's held c there, one GPU's) still holds; ``c`` where every layer is global or no prefix is
+    cached (formulas.techniques.prefix_capacity_batch)."""
+    if prefix <= 0 or not bounded_layers(env.model):
+        return float(c)
+    return float(c) * float(np.ravel(_prefix_share(env.model, float(context), float(prefix)))[0])
+
+
+def prefix_held_mean_c(env, prompt: int, output: int, prefix: float) -> float:
+    """c_s averaged as :func:`held_mean_c` averages c_h: P_h c_s is the mean over the rounds k = 1 .. T_o - 1 of the
+    prefix bytes a sequence at S = T + k still holds (a windowed layer none once its window has passed the prefix),
+    the goodput's KV cache room (formulas.techniques.goodput_rate_capacity); c_h where every layer is global."""
+    c_h = held_mean_c(env, prompt, output)
+    if prefix <= 0 or output <= 1 or not bounded_layers(env.model):
+        return c_h
+
+    def held(s):
+        c = np.asarray(env.at(context=s)["c"], dtype=float) * np.ones_like(s)
+        return (c * _prefix_share(env.model, s, prefix),)
+
+    (mean,) = _round_means(held, prompt, output)
+    return mean
 
 
 def compute_batch(env, par: Parallelism, prompt: int, output: int, tpot: float | None,

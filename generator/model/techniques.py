@@ -98,9 +98,11 @@ def _inputs(r, batch: float, context: float) -> dict:
                 "n_v": float(spec_.verified) if spec_ else 2.0})
     env["M_d"], env["c_d"] = draft_memory(r.spec, context)
     env["M_s"] = float(getattr(r.spec.hardware, "max_sequences", 0) or 0)  # the engine's limit; 0: none
-    from genreport.model.serving import held_mean_c
+    from genreport.model.serving import held_mean_c, prefix_held_mean_c
 
     env["c_h"] = held_mean_c(r.envs[r.lead], sv.prompt, sv.output)  # what a sequence holds, the KV cache room's
+    # ... and of that, what its cached prefix still holds (c_h where every layer is global)
+    env["c_s"] = prefix_held_mean_c(r.envs[r.lead], sv.prompt, sv.output, float(sv.prompt) * sv.prefix_hit)
     env["d_hp"] = prompt_head_dim(r, float(sv.prompt) * (1 - sv.prefix_hit), float(sv.prompt) * sv.prefix_hit)
     return env
 
@@ -159,7 +161,7 @@ def held_room(lead, env: dict, last: float, stage: int | None = None) -> dict:
     if "c_h" in env and lead.cut.pp > 1:
         ratio = float(np.ravel(held["c"])[0]) / float(np.ravel(lead.at(context=last)["c"])[0])
         if ratio != 1.0:
-            out = dict(out, c_h=float(env["c_h"]) * ratio)
+            out = dict(out, c_h=float(env["c_h"]) * ratio, **({"c_s": float(env["c_s"]) * ratio} if "c_s" in env else {}))
     return out
 
 
@@ -833,6 +835,10 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
         held = r.envs[r.lead].held(context=last)
         env_h = dict(env, N=float(np.ravel(held["N"])[0]), b=float(np.ravel(held["b"])[0]),
                      c=float(np.ravel(held["c"])[0]), C=float(np.ravel(held["C"])[0]))
+        from genreport.model.serving import prefix_held_c
+
+        # of it, the bytes the shared prefix still takes (a windowed layer holds none of it past its window)
+        env_h["c_s"] = prefix_held_c(r.envs[r.lead], last, float(sv.prompt) * sv.prefix_hit, env_h["c"])
         cap0, cap1 = (_sequences(physical("prefix_capacity_batch", _eval(r, "prefix_capacity_batch", {**env_h, **h}),
                                           "floor")[0]) for h in ({"h_p": 0.0}, {}))
         # the sequences a replica's compute keeps at the TPOT target with their prompts' prefills (serving_report.

@@ -125,6 +125,32 @@ const GR_MODEL = (function () {
     return perLayer * cached / s;
   }
 
+  /** Cached positions one sequence at context s holds over the layers (architecture.kv_positions_held). */
+  function kvPositionsHeld(m, s) {
+    const n = localLayers(m), k = chunkedLayers(m);
+    let held = (m.layers - n - k) * s;
+    if (n) held += n * Math.min(s, m.attention.sliding_window);
+    if (k) held += k * Math.min(s, m.attention.chunk_size);
+    return held;
+  }
+
+  /** Positions of a prefix of the first ``prefix`` tokens a sequence at context s still holds over the layers: all of
+   * it in a global layer, those within a windowed layer's last w positions, within a chunked layer's current chunk
+   * (architecture.kv_prefix_positions_held). */
+  function kvPrefixPositionsHeld(m, s, prefix) {
+    const n = localLayers(m), k = chunkedLayers(m), p = Math.min(prefix, s);
+    let held = (m.layers - n - k) * p;
+    if (n) held += n * Math.max(0.0, p - Math.max(0.0, s - m.attention.sliding_window));
+    if (k) held += k * Math.max(0.0, p - Math.floor(s / m.attention.chunk_size) * m.attention.chunk_size);
+    return held;
+  }
+
+  /** The share a prefix's position keeps of what a sequence at s holds per position (serving._prefix_share). */
+  function prefixShare(m, s, prefix) {
+    const held = kvPositionsHeld(m, s);
+    return held > 0 ? s * kvPrefixPositionsHeld(m, s, prefix) / (prefix * held) : 1.0;
+  }
+
   /** The cache one sequence at context s holds, per token (architecture.kv_cache_bytes_per_token_at). */
   function kvCacheBytesPerTokenAt(m, bKv, s) {
     const k = chunkedLayers(m);
@@ -1218,5 +1244,5 @@ const GR_MODEL = (function () {
   return {evaluate: evaluate, decision: decision, levers: levers, trainingBound: trainingBound, routedFacts: routedFacts, key: key, physical: physical, call: call, makeEnv: makeEnv,
     readAt: readAt, touchedAt: touchedAt, routedParameters: routedParameters, ONE_CUT: ONE_CUT, weightBytes: weightBytes, meanBytes: meanBytes, formatBytes: formatBytes,
     weightsLabel: weightsLabel, computeLabel: computeLabel, computesApart: computesApart,
-    parameterCount: parameterCount, localLayers: localLayers, roundContext: roundContext, prefillHeadDim: prefillHeadDim, prefillAttendedFraction: prefillAttendedFraction, prefillAttendedFractionAfter: prefillAttendedFractionAfter, picks: picks, usdPerMtok: usdPerMtok, nextLedger: nextLedger, kept: kept, usable: usable, NO_FIT: NO_FIT};
+    parameterCount: parameterCount, localLayers: localLayers, prefixShare: prefixShare, roundContext: roundContext, prefillHeadDim: prefillHeadDim, prefillAttendedFraction: prefillAttendedFraction, prefillAttendedFractionAfter: prefillAttendedFractionAfter, picks: picks, usdPerMtok: usdPerMtok, nextLedger: nextLedger, kept: kept, usable: usable, NO_FIT: NO_FIT};
 })();

@@ -94,6 +94,16 @@ const GR_SERVING = (() => {
     return sc / (output - 1) / (prompt + output / 2.0);
   }
 
+  /** c_s: of it, the bytes per token a cached prefix of ``prefix`` tokens still holds, averaged over the decode
+   * contexts (serving.prefix_held_mean_c); c_h where every layer is global. */
+  function prefixHeldMeanC(env, m, prompt, output, prefix) {
+    const a = m.attention;
+    if (prefix <= 0 || output <= 1 || !(a.sliding_window || a.chunk_size)) return heldMeanC(env, m, prompt, output);
+    let sc = 0;
+    for (let s = prompt + 1; s < prompt + output; s++) sc += env.at(null, s).c * M.prefixShare(m, s, prefix);
+    return sc / (output - 1);
+  }
+
   /** The spec's draft on the target's GPUs (generator/model/draft.Draft; null without one): a catalog draft model
    * (``draft_model``) at its precision, the target's unless the spec wrote one, or an EAGLE/MTP head of
    * ``draft_layers`` layers shaped as the target's (loader.head_layers: every layer an MoE one where the target has
@@ -345,9 +355,10 @@ const GR_SERVING = (() => {
     const nV = sp ? (sp.verify_tokens !== null && sp.verify_tokens !== undefined ? sp.verify_tokens
       : sp.draft_tokens + 1) : 2.0;
     const cH = heldMeanC(lead, m, sv.prompt, sv.output);  // what a sequence holds: the KV cache room's c_h
+    const cS = prefixHeldMeanC(lead, m, sv.prompt, sv.output, sv.prompt * sv.prefix_hit);  // of it its prefix's: c_s
     const inputs = function (b, s) {
       const v = Object.assign(lead.at(b, s), request, {n_S: 1.0, p_a: sp ? sp.acceptance : 0.5,
-        k_d: sp ? sp.draft_tokens : 1.0, n_v: nV}, mem, {c_h: cH});
+        k_d: sp ? sp.draft_tokens : 1.0, n_v: nV}, mem, {c_h: cH, c_s: cS});
       // the prompt tokens' head dim over the uncached prompt (techniques.prompt_head_dim): MLA's prefill form, else
       // the unwindowed d_h times the prefill's attended fraction, not the decode context's window share
       v.d_hp = M.prefillHeadDim(m, lead.values.d_h, sv.prompt * (1 - sv.prefix_hit), null, sv.prompt * sv.prefix_hit);
@@ -545,7 +556,7 @@ const GR_SERVING = (() => {
       const roomOf = v => {
         const out = held.N * held.b === v.N * v.b && held.C === v.C ? v
           : Object.assign({}, v, {C: held.C - held.N * held.b + v.N * v.b});
-        return cRatio !== 1.0 ? Object.assign({}, out, {c_h: v.c_h * cRatio}) : out;
+        return cRatio !== 1.0 ? Object.assign({}, out, {c_h: v.c_h * cRatio, c_s: v.c_s * cRatio}) : out;
       };
       // ... at the weights its own steady state streams (techniques.capacity_weights): the sequences filling the
       // room at the mean context, B_h, and their prompt tokens B_h T_in (1 - h_p) / (T_out - 1) make N
@@ -604,9 +615,12 @@ const GR_SERVING = (() => {
 
     if (sv.prefix_hit > 0) {  // prefix caching: the weights and the cache a GPU holds, the shared prefix held once
       const held = lead.held(last);
+      // of the cache, what the shared prefix still holds (serving.prefix_held_c): none past a window
+      const a = m.attention, cut = sv.prompt * sv.prefix_hit;
+      const cSl = a.sliding_window || a.chunk_size ? held.c * M.prefixShare(m, last, cut) : held.c;
       const fits = h => {
         const x = M.physical("prefix_capacity_batch", call("prefix_capacity_batch", Object.assign({}, e,
-          {N: held.N, b: held.b, c: held.c, C: held.C}, h)), "floor")[0];
+          {N: held.N, b: held.b, c: held.c, C: held.C, c_s: cSl}, h)), "floor")[0];
         return x === null ? null : Math.max(0, Math.floor(x));
       };
       const c0 = fits({h_p: 0.0}), c1 = fits({});
