@@ -26,8 +26,13 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from genreport.formulas.architecture import (attended_positions, bounded_layers, chunked_layers,
-                                             kv_positions_held, kv_prefix_positions_held)
+from genreport.formulas.architecture import (
+    attended_positions,
+    bounded_layers,
+    chunked_layers,
+    kv_positions_held,
+    kv_prefix_positions_held,
+)
 from genreport.formulas.compiled import load
 from genreport.load.spec import Hardware, Model, Parallelism, Precision
 from genreport.model.env import make_env
