@@ -64,3 +64,44 @@ def _tmp():
     from pathlib import Path
 
     return Path(tempfile.mkdtemp(prefix="genreport-test-"))
+
+
+LLAMA405_TWO_NODES = """\
+kind: report
+name: llama405-two-nodes
+title: Llama 3.1 405B in fp8 on 16 H100 SXM (tp 8 x pp 2)
+hardware: h100-sxm
+model: llama-3.1-405b
+precision: fp8
+parallelism: {tp: 8, pp: 2}
+workloads:
+  decode: {batch: [1, 8], context: [1k, 32k]}
+serving: {prompt: 32k, output: 256, ttft: 1 s, tpot: 50 ms, users: 32}
+"""
+
+
+def test_a_ttft_met_at_the_bound_and_missed_by_the_estimate_says_both(tmp_path):
+    """Llama 3.1 405B fp8 on 16 H100 (tp 8 x pp 2), 32k prompts under a 1 s TTFT target (stop 89's hard-regime
+    review): the strict bound's prefill, 979 ms (3.08e16 FLOPs over 16 x 1,979 TFLOP/s and the output head), meets
+    it while the serial estimate's 3.74 s does not; page 1 said "meets them" and the chapter "met" with no word of it."""
+    path = tmp_path / "llama405.yaml"
+    path.write_text(LLAMA405_TWO_NODES, encoding="utf-8")
+    r = evaluated(path)
+    row = r.serving["rows"][0]
+    assert row["bound"]["ttft"] < 1.0 < row["serial"]["ttft"] and r.serving["ttft_met"]
+    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", html(path)))
+    assert "The TTFT target is met: at least 979 ms at this layout, while the serial estimate, 3.74 s, misses it." in text
+    assert "at the strict bound (the serial estimate's TTFT, 3.74 s, misses its target);" in text
+    assert ", while the serial estimate" not in html("llama70b-h100-tp8.yaml")
+
+
+def test_a_rate_past_the_goodput_says_no_engine_holds_its_steady_state():
+    """Llama 3.1 70B on 8 H100 at 34 requests/s (the hostile review of stop 89): "a step takes 71.4 ms with 1,240
+    sequences decoding", past the compute roof (12), the engine's 256 sequences and the caches' 313, with no word.
+    The sentence names the goodput it passes; a rate within it reads as before."""
+    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", html("llama70b-h100-tp8.yaml", ["serving.rate=34"])))
+    assert ("At the spec's 34 requests/s a step takes 71.4 ms with 1,240 sequences decoding, past the 12 requests/s "
+            "the compute roof allows: no engine holds that steady state.") in text
+    assert "The goodput of one replica (8 GPUs, each computing its slice of every request), in the steady state" in text
+    within = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", html("llama70b-h100-tp8.yaml", ["serving.rate=5"])))
+    assert "sequences decoding." in within and "no engine holds" not in within.split("At the spec's")[1][:200]

@@ -380,13 +380,15 @@ const GR_PAGE = (function () {
     });
     const gpus = n.replica_gpus, dp = inp.parallelism.dp || 1, g = n.goodput_rate, st = n.steady_step_time;
     const noun = inp.hardware.noun || "GPU";
-    const clause = "The goodput of one replica, in the steady state of one " + noun + "'s ledgers (no collectives)," + (gpus > 1 ? " (" + gpus + " " + noun + "s, each computing its slice of every "
-      + "request)" : dp > 1 ? " (one " + noun + ", one of " + dp + " replicas)" : "") + " is the least of the " + ("goodput_rate_engine" in n ? "five" : "four") + ": "
+    const clause = "The goodput of one replica" + (gpus > 1 ? " (" + gpus + " " + noun + "s, each computing its slice of every "
+      + "request)" : dp > 1 ? " (one " + noun + ", one of " + dp + " replicas)" : "") + ", in the steady state of one " + noun
+      + "'s ledgers (no collectives), is the least of the " + ("goodput_rate_engine" in n ? "five" : "four") + ": "
       + (g ? "<strong>" + F.num(g) + " requests/s</strong>" + (gpus > 1 ? ", " + F.num(n.goodput_rate_per_gpu)
         + " per " + noun : "") + ", set by the " + n.goodput_binds : n.goodput_binds === "TPOT target"
         ? "none: the target is below the weights' stream time" : "none: the " + n.goodput_binds + " allows no rate")
       + "." + ("rate" in n ? " At the spec's " + F.num(n.rate) + " requests/s a step takes " + (st ? F.time(st) + " with "
-        + F.num(n.steady_concurrency) + " sequences decoding" : "no steady time: the rate is past what the memory allows")
+        + F.num(n.steady_concurrency) + " sequences decoding" + (g && n.rate > g ? ", past the " + F.num(g) + " requests/s the "
+        + n.goodput_binds + " allows: no engine holds that steady state" : "") : "no steady time: the rate is past what the memory allows")
         + "." : "");
     root.querySelectorAll("[data-live=sv_goodput]").forEach(function (el) { if (sv.holds) el.innerHTML = clause; });
   }

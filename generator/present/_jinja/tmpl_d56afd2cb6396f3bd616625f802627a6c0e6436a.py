@@ -432,6 +432,11 @@ def root(context, missing=missing):
                     yield 'met: at least '
                     yield escape(t_14(environment.getattr(environment.getattr(environment.getitem(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rows'), 0), 'bound'), 'ttft')))
                     yield ' at this layout'
+                    if (environment.getattr(environment.getattr(environment.getitem(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rows'), 0), 'serial'), 'ttft') > environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_target')):
+                        pass
+                        yield ', while the serial estimate, '
+                        yield escape(t_14(environment.getattr(environment.getattr(environment.getitem(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rows'), 0), 'serial'), 'ttft')))
+                        yield ', misses it'
                 else:
                     pass
                     yield '<strong>missed</strong>: the prefill alone takes at least '
@@ -1027,9 +1032,7 @@ def root(context, missing=missing):
                     yield '</span>: the rate whose running sequences, λ (T<sub>out</sub> − 1) t<sub>s</sub>, are the <span data-sv="numbers.max_sequences" data-f="integer">'
                     yield escape(t_6(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'max_sequences')))
                     yield '</span> it runs at once; past it the arrivals wait, whatever room the caches leave)'
-                yield '.\n<span data-live="sv_goodput">The goodput of one replica, in the steady state of one '
-                yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
-                yield "'s ledgers (no collectives),"
+                yield '.\n<span data-live="sv_goodput">The goodput of one replica'
                 if (environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'replica_gpus') > 1):
                     pass
                     yield ' ('
@@ -1044,7 +1047,9 @@ def root(context, missing=missing):
                     yield ', one of '
                     yield escape(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'dp'))
                     yield ' replicas)'
-                yield ' is the least of the '
+                yield ', in the steady state of one '
+                yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
+                yield "'s ledgers (no collectives), is the least of the "
                 yield escape(('five' if ('goodput_rate_engine' in (undefined(name='n') if l_0_n is missing else l_0_n)) else 'four'))
                 yield ': '
                 if environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_rate'):
@@ -1080,6 +1085,13 @@ def root(context, missing=missing):
                         yield ' with '
                         yield escape(t_10(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'steady_concurrency')))
                         yield ' sequences decoding'
+                        if ((not t_16(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_rate'))) and (environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'rate') > environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_rate'))):
+                            pass
+                            yield ', past the '
+                            yield escape(t_10(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_rate')))
+                            yield ' requests/s the '
+                            yield escape(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_binds'))
+                            yield ' allows: no engine holds that steady state'
                     else:
                         pass
                         yield 'no steady time: the rate is past what the memory allows'
@@ -1366,4 +1378,4 @@ def root(context, missing=missing):
         yield '</section>\n'
 
 blocks = {}
-debug_info = '1=129&2=138&3=140&4=144&5=148&6=150&7=158&8=166&9=178&10=180&11=193&12=195&13=200&15=212&17=222&18=231&21=235&22=241&23=260&25=266&26=268&27=286&28=294&29=298&30=305&31=312&34=322&35=427&36=448&37=522&39=571&40=612&41=633&42=720&43=726&44=732&45=746&48=748&51=751&52=773&53=789&54=793&55=799&57=815&58=817&59=825&60=833&61=837&64=853&66=865&68=868&71=870&72=872&75=878&77=882&78=887&81=889&82=892&83=926&84=928&86=931&87=933&88=935&91=938&92=940&93=974&94=1003&95=1020&96=1031&97=1088&98=1097&99=1101&100=1115&101=1127&102=1137&103=1139&106=1144&108=1161&109=1221&110=1239&111=1246&112=1255&115=1264&116=1269&117=1275&118=1278&119=1287&120=1292&122=1295&123=1297&125=1300&126=1303&128=1314&129=1316&131=1323&132=1330&133=1340&134=1353&136=1361'
+debug_info = '1=129&2=138&3=140&4=144&5=148&6=150&7=158&8=166&9=178&10=180&11=193&12=195&13=200&15=212&17=222&18=231&21=235&22=241&23=260&25=266&26=268&27=286&28=294&29=298&30=305&31=312&34=322&35=427&36=453&37=527&39=576&40=617&41=638&42=725&43=731&44=737&45=751&48=753&51=756&52=778&53=794&54=798&55=804&57=820&58=822&59=830&60=838&61=842&64=858&66=870&68=873&71=875&72=877&75=883&77=887&78=892&81=894&82=897&83=931&84=933&86=936&87=938&88=940&91=943&92=945&93=979&94=1008&95=1025&96=1036&97=1100&98=1109&99=1113&100=1127&101=1139&102=1149&103=1151&106=1156&108=1173&109=1233&110=1251&111=1258&112=1267&115=1276&116=1281&117=1287&118=1290&119=1299&120=1304&122=1307&123=1309&125=1312&126=1315&128=1326&129=1328&131=1335&132=1342&133=1352&134=1365&136=1373'
