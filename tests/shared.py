@@ -464,3 +464,14 @@ def page(spec, overrides=()) -> str:
     finally:
         figures.start = drawing
     return html
+
+
+def words(results, *sections: str) -> str:
+    """The plain words of ``sections`` (template names under ``templates/sections``, "s9_serving") rendered from
+    ``results`` (:func:`rendered`: no figure, no formula drawn), tags left out and white space made single: for a
+    test that reads a sentence of one chapter without building the report."""
+    import html as _html
+    import re as _re
+
+    text = " ".join(rendered(results, f"sections/{name}.html.j2") for name in sections)
+    return _re.sub(r"\s+", " ", _html.unescape(_re.sub(r"<[^>]+>", "", text)))

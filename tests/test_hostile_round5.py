@@ -3,9 +3,7 @@ value (a negative room, a speculative gain of a request with no decode round).""
 
 from __future__ import annotations
 
-import re
-
-from shared import evaluated, html
+from shared import evaluated, words
 
 
 def _numbers(obj, path=""):
@@ -32,7 +30,7 @@ def test_one_card_keeps_nothing_where_its_workspace_takes_all_the_reserve_leaves
 
     negative = [(p, x) for p, x in _numbers(document(r)) if x < 0]
     assert not [p for p, _ in negative if "capacity" in p], negative
-    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", html("llama70b-h100-tp8.yaml", over)))
+    text = words(r, "s1_waiting")
     assert ("131.5 GiB of weights against nothing one card alone keeps for them (one card's workspace for the "
             "engine's step takes all of its 80 GiB the reserve leaves") in text
     assert "-4.4" not in text
@@ -50,7 +48,7 @@ def test_a_one_token_request_does_not_speculate(capsys):
     assert r.spec.serving.speculative is None
     assert "speculative decoding" not in [row["technique"] for row in r.serving["techniques"]["rows"]]
     assert not r.serving["cheapest"].get("speculative")
-    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", html("llama70b-h100-tp8.yaml", over)))
+    text = words(r, "s9_serving")
     assert "E R = min" not in text and "It speculates" not in text and "speculative decoding is" not in text.lower()
     assert "(a request's last token). Chunked prefill takes one GPU's ledgers" in text
     assert main(["specs/llama70b-h100-tp8.yaml", "--set", "serving.output=1", "--format", "json", "-o",
@@ -89,19 +87,19 @@ def test_a_ttft_met_at_the_bound_and_missed_by_the_estimate_says_both(tmp_path):
     r = evaluated(path)
     row = r.serving["rows"][0]
     assert row["bound"]["ttft"] < 1.0 < row["serial"]["ttft"] and r.serving["ttft_met"]
-    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", html(path)))
+    text = words(r, "s9_serving", "s0_summary")
     assert "The TTFT target is met: at least 979 ms at this layout, while the serial estimate, 3.74 s, misses it." in text
     assert "at the strict bound (the serial estimate's TTFT, 3.74 s, misses its target);" in text
-    assert ", while the serial estimate" not in html("llama70b-h100-tp8.yaml")
+    assert ", while the serial estimate" not in words(evaluated("llama70b-h100-tp8.yaml"), "s9_serving")
 
 
 def test_a_rate_past_the_goodput_says_no_engine_holds_its_steady_state():
     """Llama 3.1 70B on 8 H100 at 34 requests/s (the hostile review of stop 89): "a step takes 71.4 ms with 1,240
     sequences decoding", past the compute roof (12), the engine's 256 sequences and the caches' 313, with no word.
     The sentence names the goodput it passes; a rate within it reads as before."""
-    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", html("llama70b-h100-tp8.yaml", ["serving.rate=34"])))
+    text = words(evaluated("llama70b-h100-tp8.yaml", ["serving.rate=34"]), "s9_serving")
     assert ("At the spec's 34 requests/s a step takes 71.4 ms with 1,240 sequences decoding, past the 12 requests/s "
             "the compute roof allows: no engine holds that steady state.") in text
     assert "The goodput of one replica (8 GPUs, each computing its slice of every request), in the steady state" in text
-    within = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", html("llama70b-h100-tp8.yaml", ["serving.rate=5"])))
+    within = words(evaluated("llama70b-h100-tp8.yaml", ["serving.rate=5"]), "s9_serving")
     assert "sequences decoding." in within and "no engine holds" not in within.split("At the spec's")[1][:200]

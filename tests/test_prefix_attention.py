@@ -151,7 +151,7 @@ def test_the_prefix_rows_compute_batch_is_whole_prompts_before_and_the_chapters_
     """Llama 3.1 70B on 8 H100 (tp8), half of each 4k prompt cached: the chapter's compute batch B_P counts each
     prompt's uncached half (539 sequences at the 50 ms target), the prefix caching row says so and gives the whole
     prompts' (305: the committed report's, no cache) beside it; the TTFT sentence names whose TTFT the rows give."""
-    from shared import html
+    from shared import words
 
     spec, hit = "llama70b-h100-tp8.yaml", ["serving.prefix_hit=0.5"]
     plain, cached = evaluated(spec).serving, evaluated(spec, hit).serving
@@ -161,11 +161,11 @@ def test_the_prefix_rows_compute_batch_is_whole_prompts_before_and_the_chapters_
     row = next(x for x in cached["techniques"]["rows"] if x["technique"] == "prefix caching")
     assert "a replica's compute keeps 305 → 539 sequences at the TPOT target" in row["ends"]
     assert cached["uncached_share"] == 0.5 and plain["prefix_hit"] == 0.0
-    text = html(spec, hit)
+    text = words(evaluated(spec, hit), "s9_serving")
     assert "at least 73.7 ms at this layout for a whole prompt (the rows' TTFT; its 50% the prefix cache leaves " \
            "takes 37.5 ms, the prefix caching row below)" in text
     assert "its prompt's 50% the prefix cache leaves, which attends to the cached part too" in text
-    assert "at this layout for a whole prompt" not in html(spec)
+    assert "at this layout for a whole prompt" not in words(evaluated(spec), "s9_serving")
 
 
 GEMMA_L40S = """\

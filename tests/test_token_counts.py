@@ -108,7 +108,7 @@ def test_a_budget_below_the_batch_is_said_to_be_passed_and_one_token_is_singular
     do not fit in 1 (vLLM refuses a max_num_batched_tokens below max_num_seqs).  A budget of exactly the batch is
     filled."""
     from genreport.model.techniques import _filled
-    from shared import evaluated, html
+    from shared import evaluated, rendered
 
     over = ["serving.chunk=1", "engine.max_batched_tokens=1"]
     row = next(x for x in evaluated("llama70b-h100-tp8.yaml", over).serving["techniques"]["rows"]
@@ -116,7 +116,7 @@ def test_a_budget_below_the_batch_is_said_to_be_passed_and_one_token_is_singular
     assert row["ends"].startswith("the 256 decode tokens alone pass the budget of 1 (an engine schedules no more "
                                   "tokens a step than its budget"), row["ends"]
     assert "takes at most <span data-sv=\"chunk\" data-f=\"tokens\">1 token</span>, the running" in \
-        html("llama70b-h100-tp8.yaml", over)
+        rendered(evaluated("llama70b-h100-tp8.yaml", over), "sections/s9_serving.html.j2")
     assert _filled(256, 256) == "the 256 decode tokens fill the budget of 256"
     assert _filled(1, 1) == "the 1 decode token fills the budget of 1"
 
@@ -126,7 +126,7 @@ def test_a_budget_below_max_sequences_is_a_warning_at_its_place(capsys):
     the hostile review of stop 89 built serving.chunk=1 beside 256 sequences with no word.  A warning at the option
     that gave it (or the spec's line), the build goes on; the figure caption and the goodput sentence say '1 token'."""
     from genreport.commands.cli import main
-    from shared import html
+    from shared import evaluated, rendered
 
     assert main(["specs/llama70b-h100-tp8.yaml", "--set", "serving.chunk=100", "--format", "json", "-o",
                  str(ROOT_TMP())]) == 0
@@ -135,9 +135,13 @@ def test_a_budget_below_max_sequences_is_a_warning_at_its_place(capsys):
             "the engine runs at once (engine.max_sequences): vLLM refuses a max_num_batched_tokens below max_num_seqs"
             ) in err, err
     assert "(hint: raise it to at least 256, or lower engine.max_sequences)" in err
-    text = html("llama70b-h100-tp8.yaml", ["serving.chunk=1", "engine.max_batched_tokens=1"])
+    over = ["serving.chunk=1", "engine.max_batched_tokens=1"]
+    text = rendered(evaluated("llama70b-h100-tp8.yaml", over), "report.html.j2")
     assert "1 tokens" not in text.replace("+ 1 tokens", "")  # k_d + 1 tokens is the verify step's, not a count of 1
-    assert "every step carries up to 1 token, the running" in text
+    from genreport.present import figures
+
+    caption = " ".join(figures.captions(evaluated("llama70b-h100-tp8.yaml", over))["fig11-rates"].split())
+    assert "every step carries up to 1 token, the running" in caption
     assert "past it a step's budget of <span data-sv=\"chunk\" data-f=\"tokens\">1 token</span>, its" in text
 
 
@@ -151,14 +155,13 @@ def ROOT_TMP():
 def test_the_pools_gain_is_a_share_that_never_reads_0_percent():
     """DeepSeek-V3 on 8 H200 with two-token outputs: the pools' sentence read "tok/s per GPU 0% of the same
     replicas' decoding alone" (the hostile review of stop 89); it takes fmt.share, as the rows do."""
-    import re
 
     from genreport.present.fmt import share
-    from shared import evaluated, html
+    from shared import evaluated, words
 
     over = ["serving.output=2"]
     gain = evaluated("deepseek-v3-h200-ep8.yaml", over).serving["techniques"]["numbers"]["pool_gain"]
     assert 0 < gain < 0.1
-    text = re.sub(r"\s+", " ", html("deepseek-v3-h200-ep8.yaml", over))
+    text = words(evaluated("deepseek-v3-h200-ep8.yaml", over), "s9_serving")
     assert "of the same replicas' decoding alone" in text and f" {share(gain)} of the same replicas'" in text
     assert " 0% of the same replicas'" not in text
