@@ -103,3 +103,17 @@ def test_a_rate_past_the_goodput_says_no_engine_holds_its_steady_state():
     assert "The goodput of one replica (8 GPUs, each computing its slice of every request), in the steady state" in text
     within = words(evaluated("llama70b-h100-tp8.yaml", ["serving.rate=5"]), "s9_serving")
     assert "sequences decoding." in within and "no engine holds" not in within.split("At the spec's")[1][:200]
+
+
+def test_derive_finds_no_share_past_1(capsys):
+    """``derive speculative_expected_tokens --for p_a --at speculative_expected_tokens=20``: with 3 draft tokens a verify
+    step yields at most 4, and the numeric root p_a = 2.26427 was printed as a solution (the hostile review of stop
+    89), where ``--at p_a=1.5`` is refused.  A share's root past 1 is no solution; E = 3 still finds p_a = 0.8105."""
+    from genreport.commands.cli import main
+
+    ask = ["derive", "speculative_expected_tokens", "--for", "p_a", "--spec", "specs/llama70b-h100-tp8.yaml", "--at"]
+    assert main([*ask, "speculative_expected_tokens=20"]) == 0
+    out = capsys.readouterr().out
+    assert "2.26427" not in out and "no share below 1 p_a reaches this value" in out, out
+    assert main([*ask, "speculative_expected_tokens=3"]) == 0
+    assert "p_a = 0.810536" in capsys.readouterr().out

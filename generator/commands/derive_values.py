@@ -326,6 +326,10 @@ def _solution_numbers(sol, qsym, nums: Numbers, value, variant: str) -> list[str
             elif x <= 0:
                 lines.append(f"    {tag}{sol.target} = {x:.6g} is not positive: no {sol.target} reaches this value")
                 continue
+            if _past_one(sol.target.name, x):
+                lines.append(f"    {tag}{sol.target} = {x:.6g} is past 1: {sol.target} is a share, so no {sol.target} "
+                             "reaches this value")
+                continue
             if br.piece is not None and not _branch_active(br, sol.target, x, vals):
                 lines.append(f"    {tag}{sol.target} = {_fmt(x, unit)} is not valid: there the step is not "
                              f"{br.label}")
@@ -338,14 +342,28 @@ def _solution_numbers(sol, qsym, nums: Numbers, value, variant: str) -> list[str
     if why or (not found and not warning):
         reason = why or ("SymPy found no closed form" if not any(b.roots for b in sol.branches)
                          else "no closed form gave a valid positive value")
-        roots = _numeric(sol, nums, vals)
+        roots = [x for x in _numeric(sol, nums, vals) if not _past_one(sol.target.name, x)]
         for x in roots:
             lines.append(f"    {sol.target} = {_fmt(x, unit)}  (numeric root: {reason})")
         if not roots and not found and any(b.roots for b in sol.branches) and not why:
             lines.append(f"    a numeric root search finds no positive {sol.target} either")
         elif not roots:
-            lines.append(f"    no positive {sol.target} reaches this value (numeric root search: {reason})")
+            from genreport.formulas.glossary import AT_MOST_ONE, BELOW_ONE
+
+            kind = "share below 1" if sol.target.name in BELOW_ONE else \
+                "share of at most 1" if sol.target.name in AT_MOST_ONE else "positive"
+            which = f"{kind} {sol.target}" if kind != "positive" else f"positive {sol.target}"
+            lines.append(f"    no {which} reaches this value (numeric root search: {reason})")
     return lines
+
+
+def _past_one(name: str, x: float) -> bool:
+    """Whether a root ``x`` of a share (glossary.BELOW_ONE: an acceptance, a prefix hit; AT_MOST_ONE: a measured share
+    of a peak) lies past what the share can be, as ``--at`` refuses it (the hostile review of stop 89: ``--for p_a
+    --at speculative_expected_tokens=20`` with 3 draft tokens, which at most 4 reach, printed p_a = 2.26427)."""
+    from genreport.formulas.glossary import AT_MOST_ONE, BELOW_ONE
+
+    return (name in BELOW_ONE and x >= 1.0) or (name in AT_MOST_ONE and x > 1.0 + 1e-12)
 
 
 def _at_zero(name: str, x: float, vals: dict) -> bool:
