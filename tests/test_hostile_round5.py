@@ -117,3 +117,12 @@ def test_derive_finds_no_share_past_1(capsys):
     assert "2.26427" not in out and "no share below 1 p_a reaches this value" in out, out
     assert main([*ask, "speculative_expected_tokens=3"]) == 0
     assert "p_a = 0.810536" in capsys.readouterr().out
+
+
+def test_a_request_that_does_not_fit_is_named_at_its_last_context():
+    """A 100,000,000-token prompt and 512 out: "no sequence of 100,000,512 tokens fits" beside "a request's last
+    context ... 100,000,511" (the hostile review of stop 89); the capacity counts the last context, prompt + output -
+    1, and the sentence names it."""
+    r = evaluated("llama70b-h100-tp8.yaml", ["serving.prompt=100000000"])
+    assert r.serving["last_context"] == 100_000_511 and not r.serving["holds"]
+    assert "no sequence of 100,000,511 tokens fits beside its weights" in words(r, "s9_serving")

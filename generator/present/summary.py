@@ -320,7 +320,7 @@ def serving_parts(r: Results, chapter: int) -> list[tuple[str, str, bool]] | Non
                 say("'s memory")
         else:
             say("no sequence of ")
-            say(fmt.integer(sv["context"]), True)
+            say(fmt.integer(sv["last_context"]), True)  # the context the capacity counts (prompt + output - 1)
             say(" tokens fits beside its weights")
     elif sv.get("ttft_met", None) in (False,) or sv.get("tpot_batch", None) == 0:
         say("this layout misses them")

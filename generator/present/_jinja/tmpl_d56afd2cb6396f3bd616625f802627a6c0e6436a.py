@@ -257,7 +257,7 @@ def root(context, missing=missing):
             else:
                 pass
                 yield 'no sequence of\n'
-                yield escape(t_6(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'context')))
+                yield escape(t_6(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'last_context')))
                 yield ' tokens fits beside its weights'
             yield ', so it has no time to first token, time per output token or cost to state.\n'
         else:
