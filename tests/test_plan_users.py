@@ -79,3 +79,17 @@ def test_gpus_above_max_gpus_is_refused(capsys):
     assert "Traceback" not in err
     assert main(["plan", "llama-3.1-8b", "--hardware", "h100-sxm", "--gpus", "4", "--format", "json"]) == 0
     assert {r["gpus"] for r in json.loads(capsys.readouterr().out)["rows"]} == {4}
+
+
+def test_a_time_the_table_would_round_to_zero_keeps_two_digits(capsys):
+    """A 1-token prompt and 2 out with pools (the hostile review of stop 89): "E2E s 0.00" and "KV ms 0.00" read as
+    no time at all; a positive time that its decimals round to zero takes two significant digits."""
+    from genreport.commands.plan import _fixed
+
+    assert (_fixed(0.0048, 2), _fixed(0.00015, 2), _fixed(12.654, 2), _fixed(0.0, 2)) == ("0.0048", "0.00015", "12.65",
+                                                                                           "0.00")
+    assert main(["plan", "llama-3.1-8b", "--hardware", "h100-sxm", "--prompt", "1", "--output", "2",
+                 "--disaggregate", "--limit", "1"]) == 0
+    out = capsys.readouterr().out
+    row = next(line for line in out.splitlines() if line.startswith("fp8"))
+    assert " 0.00 " not in row, row

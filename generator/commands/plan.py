@@ -137,6 +137,13 @@ def _parser() -> argparse.ArgumentParser:
 NO_ANSWER = 5  # cli.EXIT["none"]: the search found no layout
 
 
+def _fixed(x: float, places: int) -> str:
+    """``x`` with ``places`` decimals, or two significant digits where those round a positive time to zero (the hostile
+    review of stop 89 read "E2E s 0.00" for a 2-token request, "KV ms 0.00" for a 1-token prompt's cache)."""
+    text = f"{x:,.{places}f}"
+    return f"{x:.2g}" if x > 0 and float(text.replace(",", "")) == 0 else text
+
+
 def _err(where: str, message: str, hint: str) -> SpecError:
     return SpecError([Finding(where, 0, 0, "", message, hint)])  # an argument: no line
 
@@ -666,8 +673,8 @@ def render_table(result, model, gpus, batch: int, context: int, tpot: float | No
         row = [r.weights_label, r.kv_cache, r.hardware, f"{r.tp}*" if "tp" in out_of_node else str(r.tp), str(r.pp),
                (f"{r.ep}+{r.redundant_experts}" if r.redundant_experts else str(r.ep))
                + ("*" if "ep" in out_of_node else ""), str(r.dp), str(r.gpus),
-               str(r.batch), r.limit, r.binds, f"{r.concurrency:,}", f"{r.ttft * 1e3:,.1f}", f"{r.tpot * 1e3:,.2f}",
-               f"{r.e2e:,.2f}", f"{r.tokens_per_s_user:,.1f}", f"{r.tokens_per_s_gpu:,.1f}",
+               str(r.batch), r.limit, r.binds, f"{r.concurrency:,}", _fixed(r.ttft * 1e3, 1), _fixed(r.tpot * 1e3, 2),
+               _fixed(r.e2e, 2), f"{r.tokens_per_s_user:,.1f}", f"{r.tokens_per_s_gpu:,.1f}",
                _money(r.usd_per_mtok_in), _money(r.usd_per_mtok_out),
                _money(None if r.usd_per_request is None else r.usd_per_request * 1e3),
                "-" if r.joules_per_token is None else f"{r.joules_per_token:,.3f}", f"{r.headroom_bytes / 2**30:,.1f}"]
@@ -682,7 +689,7 @@ def render_table(result, model, gpus, batch: int, context: int, tpot: float | No
                     + ("" if r.spec_stops_again_batch is None else f" and from {r.spec_stops_again_batch:,}")]
         if disaggregate:
             row += [r.pool_split, f"{r.pool_prefill_stages} stages" if r.pool_prefill_stages > 1 else "replicas",
-                    "-" if r.kv_transfer is None else f"{r.kv_transfer * 1e3:,.2f}",
+                    "-" if r.kv_transfer is None else _fixed(r.kv_transfer * 1e3, 2),
                     f"{r.pool_ttft * 1e3:,.1f}",
                     "-" if r.pool_tokens_per_s_gpu is None else f"{r.pool_tokens_per_s_gpu:,.1f}",
                     str(r.one_pool_batch) if r.one_pool_batch else "none", f"{r.one_pool_tokens_per_s_gpu:,.1f}",
