@@ -311,12 +311,10 @@ def test_a_round_yields_at_most_the_tokens_the_request_still_makes(capsys):
 def test_the_chapter_writes_the_capped_tokens_it_gives():
     """The speculative paragraph wrote "E = (1 - p_a^(k_d+1)) / (1 - p_a) = 1.00 tokens" for a 2-token output, the
     closed form beside E_R's value (stop 78): it gives E, then E_R = min(E, T_out - 1) with the value."""
-    import re
+    from shared import words
 
-    from shared import html
-
-    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", html(LLAMA, ["serving.output=2"])))
+    text = words(evaluated(LLAMA, ["serving.output=2"]), "s9_serving")  # the chapter's words, no report built
     assert "tokens on average (Leviathan et al.), at most the Tout − 1 a request makes after its first: ER = min(E, " \
            "Tout − 1) = 1.00 tokens." in text
-    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", html(LLAMA)))
+    text = words(evaluated(LLAMA), "s9_serving")
     assert "ER = min(E, Tout − 1) = 2.95 tokens." in text
