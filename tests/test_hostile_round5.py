@@ -114,7 +114,7 @@ def test_derive_finds_no_share_past_1(capsys):
     ask = ["derive", "speculative_expected_tokens", "--for", "p_a", "--spec", "specs/llama70b-h100-tp8.yaml", "--at"]
     assert main([*ask, "speculative_expected_tokens=20"]) == 0
     out = capsys.readouterr().out
-    assert "2.26427" not in out and "no share below 1 p_a reaches this value" in out, out
+    assert "2.26427" not in out and "no p_a below 1 reaches this value" in out, out
     assert main([*ask, "speculative_expected_tokens=3"]) == 0
     assert "p_a = 0.810536" in capsys.readouterr().out
 
@@ -126,3 +126,43 @@ def test_a_request_that_does_not_fit_is_named_at_its_last_context():
     r = evaluated("llama70b-h100-tp8.yaml", ["serving.prompt=100000000"])
     assert r.serving["last_context"] == 100_000_511 and not r.serving["holds"]
     assert "no sequence of 100,000,511 tokens fits beside its weights" in words(r, "s9_serving")
+
+
+def test_a_rate_just_past_the_goodput_shows_the_digits_that_part_them():
+    """``serving.rate=11.99`` beside a goodput of 11.9725 read "At the spec's 12 requests/s ... past the 12 requests/s
+    the compute roof allows" (stop 89's review of its own changes): the goodput takes six digits where both round alike."""
+    text = words(evaluated("llama70b-h100-tp8.yaml", ["serving.rate=11.99"]), "s9_serving")
+    assert "past the 11.9725 requests/s the compute roof allows" in text, text[text.find("At the spec's"):][:300]
+
+
+def test_the_whole_prompts_ttft_aside_follows_its_ttft_before_the_estimates():
+    """Both asides of the TTFT sentence (a prefix hit; an estimate past the target): "for a whole prompt" belongs to
+    the bound's TTFT, not after "the serial estimate ... misses it"."""
+    r = evaluated("llama70b-h100-tp8.yaml", ["serving.prefix_hit=0.5", "serving.ttft=100 ms"])
+    text = words(r, "s9_serving")
+    assert r.serving["rows"][0]["serial"]["ttft"] > 0.1 > r.serving["rows"][0]["bound"]["ttft"]
+    assert "at this layout for a whole prompt (the rows' TTFT;" in text
+    assert "the prefix caching row below), while the serial estimate," in text
+
+
+def test_derive_s_prefix_capacity_at_a_context_inside_the_prefix_and_on_an_uneven_pipeline(capsys):
+    """Stop 89's review of its own changes: (1) Gemma 3 27B at its first decode context, 1,024 tokens, inside a
+    14,746-token cached prefix, printed B_cap,h = 2.96e17 (c_s took the whole prefix where the context holds 1,024 of
+    it); it says no sequence fits, as a model of global layers does. (2) Gemma 3 27B over 4 uneven stages (15/16/16/15
+    layers): derive read 389.8 where the row's 373 fit (the step's c and C, not the binding stage's), and its goodput's
+    KV room 4.88 where results.json's is 4.937 (c_s not scaled to that stage)."""
+    from genreport.commands.cli import main
+
+    assert main(["derive", "prefix_capacity_batch", "--context", "1024", "--spec", "specs/llama70b-h100-tp8.yaml",
+                 "--set", "model=gemma-3-27b", "--set", "serving.prompt=16k", "--set", "serving.prefix_hit=0.9"]) == 0
+    assert "no sequence fits" in capsys.readouterr().out
+    sets = ["model=gemma-3-27b", "parallelism.tp=1", "parallelism.pp=4", "serving.prompt=4096", "serving.output=2048",
+            "serving.prefix_hit=0.999"]
+    n = evaluated("llama70b-h100-tp8.yaml", sets).serving["techniques"]["numbers"]
+    flags = [x for s in sets for x in ("--set", s)]
+    assert main(["derive", "prefix_capacity_batch", "--context", "6143", "--spec", "specs/llama70b-h100-tp8.yaml",
+                 *flags]) == 0
+    assert f"(floor: {n['prefix_capacity_after']})" in capsys.readouterr().out
+    assert main(["derive", "goodput_rate_capacity", "--spec", "specs/llama70b-h100-tp8.yaml", *flags]) == 0
+    out = capsys.readouterr().out  # derive prints its value to six digits
+    assert f"lambda_C = {n['goodput_rate_capacity']:.6g} 1/s" in out, (n["goodput_rate_capacity"], out[-400:])

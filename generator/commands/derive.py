@@ -799,6 +799,9 @@ def _numbers(args, accounting: str | None, qid: str, spec=None) -> Numbers:
         if n_h * b_h != float(np.ravel(values["N"])[0]) * float(np.ravel(values["b"])[0]):
             held = n_h * b_h
             values.update(N=n_h, b=b_h)
+        # the cache a sequence holds and the memory on the stage that holds the fewest tokens (an uneven pipeline's
+        # stages differ: the review of stop 89 read 389.8 where the row's 373 fit), as the row takes them
+        values.update(c=float(np.ravel(kept["c"])[0]), C=float(np.ravel(kept["C"])[0]))
         values["c_s"] = prefix_held_c(env_obj, s_, float(spec.serving.prompt) * spec.serving.prefix_hit,
                                       float(np.ravel(values["c"])[0]))
     if qid == "capacity_batch_draft" and spec.serving is not None and "S" in values:
@@ -832,6 +835,8 @@ def _numbers(args, accounting: str | None, qid: str, spec=None) -> Numbers:
         roomy = held_room(env_obj, values, last, stage)
         if "c_h" in values and roomy.get("c_h") != values["c_h"]:
             values["c_h"] = roomy["c_h"]  # the cache a sequence holds on that stage (its n_PK share)
+        if "c_s" in values and "c_s" in roomy and roomy["c_s"] != values["c_s"]:
+            values["c_s"] = roomy["c_s"]  # and of it its cached prefix's, likewise
         if roomy["C"] != values["C"]:
             held = values["C"] - roomy["C"] + values["N"] * values["b"]  # the weight bytes a GPU holds
     nums = Numbers(spec, env_obj, values, params, point=point, held=held, whole=whole is not None,

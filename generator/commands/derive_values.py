@@ -346,13 +346,17 @@ def _solution_numbers(sol, qsym, nums: Numbers, value, variant: str) -> list[str
         for x in roots:
             lines.append(f"    {sol.target} = {_fmt(x, unit)}  (numeric root: {reason})")
         if not roots and not found and any(b.roots for b in sol.branches) and not why:
-            lines.append(f"    a numeric root search finds no positive {sol.target} either")
+            from genreport.formulas.glossary import AT_MOST_ONE, BELOW_ONE
+
+            share = sol.target.name in BELOW_ONE or sol.target.name in AT_MOST_ONE
+            lines.append(f"    a numeric root search finds no {'share' if share else 'positive'} {sol.target} "
+                         f"{'below 1 ' if share else ''}either")
         elif not roots:
             from genreport.formulas.glossary import AT_MOST_ONE, BELOW_ONE
 
-            kind = "share below 1" if sol.target.name in BELOW_ONE else \
-                "share of at most 1" if sol.target.name in AT_MOST_ONE else "positive"
-            which = f"{kind} {sol.target}" if kind != "positive" else f"positive {sol.target}"
+            bound = " below 1" if sol.target.name in BELOW_ONE else " of at most 1" if sol.target.name in AT_MOST_ONE \
+                else ""
+            which = f"{sol.target}{bound}" if bound else f"positive {sol.target}"
             lines.append(f"    no {which} reaches this value (numeric root search: {reason})")
     return lines
 

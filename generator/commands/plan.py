@@ -141,7 +141,9 @@ def _fixed(x: float, places: int) -> str:
     """``x`` with ``places`` decimals, or two significant digits where those round a positive time to zero (the hostile
     review of stop 89 read "E2E s 0.00" for a 2-token request, "KV ms 0.00" for a 1-token prompt's cache)."""
     text = f"{x:,.{places}f}"
-    return f"{x:.2g}" if x > 0 and float(text.replace(",", "")) == 0 else text
+    if x > 0 and float(text.replace(",", "")) == 0:  # two significant digits, in decimals (not 7.3e-05)
+        return f"{x:.{1 - math.floor(math.log10(x))}f}"
+    return text
 
 
 def _err(where: str, message: str, hint: str) -> SpecError:

@@ -222,7 +222,9 @@ def _prefix_share(model, context, prefix):
     context = np.asarray(context, dtype=float)
     held = kv_positions_held(model, context)
     with np.errstate(divide="ignore", invalid="ignore"):
-        share = context * kv_prefix_positions_held(model, context, prefix) / (prefix * held)
+        # (per position of the prefix the context holds: a context shorter than the prefix holds S of it, so a model
+        # of global layers keeps the share 1 and the count its "no sequence fits", not a division by zero)
+        share = context * kv_prefix_positions_held(model, context, prefix) / (np.minimum(prefix, context) * held)
     return np.where(held > 0, share, 1.0)
 
 

@@ -148,7 +148,7 @@ const GR_MODEL = (function () {
   /** The share a prefix's position keeps of what a sequence at s holds per position (serving._prefix_share). */
   function prefixShare(m, s, prefix) {
     const held = kvPositionsHeld(m, s);
-    return held > 0 ? s * kvPrefixPositionsHeld(m, s, prefix) / (prefix * held) : 1.0;
+    return held > 0 ? s * kvPrefixPositionsHeld(m, s, prefix) / (Math.min(prefix, s) * held) : 1.0;
   }
 
   /** The cache one sequence at context s holds, per token (architecture.kv_cache_bytes_per_token_at). */

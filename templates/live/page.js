@@ -387,7 +387,7 @@ const GR_PAGE = (function () {
         + " per " + noun : "") + ", set by the " + n.goodput_binds : n.goodput_binds === "TPOT target"
         ? "none: the target is below the weights' stream time" : "none: the " + n.goodput_binds + " allows no rate")
       + "." + ("rate" in n ? " At the spec's " + F.num(n.rate) + " requests/s a step takes " + (st ? F.time(st) + " with "
-        + F.num(n.steady_concurrency) + " sequences decoding" + (g && n.rate > g ? ", past the " + F.num(g) + " requests/s the "
+        + F.num(n.steady_concurrency) + " sequences decoding" + (g && n.rate > g ? ", past the " + (F.num(g) === F.num(n.rate) ? F.format(g, ".6g") : F.num(g)) + " requests/s the "
         + n.goodput_binds + " allows: no engine holds that steady state" : "") : "no steady time: the rate is past what the memory allows")
         + "." : "");
     root.querySelectorAll("[data-live=sv_goodput]").forEach(function (el) { if (sv.holds) el.innerHTML = clause; });

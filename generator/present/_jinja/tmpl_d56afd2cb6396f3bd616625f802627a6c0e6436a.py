@@ -14,6 +14,7 @@ def root(context, missing=missing):
     l_0_GPU = resolve('GPU')
     l_0_verdicts = resolve('verdicts')
     l_0_sc = resolve('sc')
+    l_0_whole_prompt = resolve('whole_prompt')
     l_0_hw = resolve('hw')
     l_0_spx = resolve('spx')
     l_0_fr = resolve('fr')
@@ -126,7 +127,7 @@ def root(context, missing=missing):
         def t_16(*unused):
             raise TemplateRuntimeError("No test named 'none' found.")
     pass
-    included_template = environment.get_template('_macros.html.j2', 'sections/s9_serving.html.j2').make_module(context.get_all(), True, {'budget_words': l_0_budget_words, 'figure': l_0_figure, 'formula': l_0_formula, 'fr': l_0_fr, 'n': l_0_n, 'pools_row': l_0_pools_row, 'ra': l_0_ra, 'spec_row': l_0_spec_row, 'spx': l_0_spx, 'why': l_0_why})
+    included_template = environment.get_template('_macros.html.j2', 'sections/s9_serving.html.j2').make_module(context.get_all(), True, {'budget_words': l_0_budget_words, 'figure': l_0_figure, 'formula': l_0_formula, 'fr': l_0_fr, 'n': l_0_n, 'pools_row': l_0_pools_row, 'ra': l_0_ra, 'spec_row': l_0_spec_row, 'spx': l_0_spx, 'whole_prompt': l_0_whole_prompt, 'why': l_0_why})
     l_0_formula = getattr(included_template, 'formula', missing)
     if l_0_formula is missing:
         l_0_formula = undefined(f"the template {included_template.__name__!r} (imported on line 1 in 'sections/s9_serving.html.j2') does not export the requested name 'formula'", name='formula')
@@ -429,9 +430,24 @@ def root(context, missing=missing):
                 yield 'The TTFT target is '
                 if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_met'):
                     pass
+                    t_17 = []
+                    pass
+                    if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'prefix_hit') and t_15(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'prefix_ttft'))):
+                        pass
+                        t_17.extend((
+                            " for a whole prompt (the rows' TTFT; its ",
+                            escape(t_12(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'uncached_share'))),
+                            ' the prefix cache leaves takes ',
+                            escape(t_14(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'prefix_ttft'))),
+                            ', the prefix caching row below)',
+                        ))
+                    l_0_whole_prompt = (Markup if context.eval_ctx.autoescape else identity)(concat(t_17))
+                    context.vars['whole_prompt'] = l_0_whole_prompt
+                    context.exported_vars.add('whole_prompt')
                     yield 'met: at least '
                     yield escape(t_14(environment.getattr(environment.getattr(environment.getitem(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rows'), 0), 'bound'), 'ttft')))
                     yield ' at this layout'
+                    yield escape((undefined(name='whole_prompt') if l_0_whole_prompt is missing else l_0_whole_prompt))
                     if (environment.getattr(environment.getattr(environment.getitem(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rows'), 0), 'serial'), 'ttft') > environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_target')):
                         pass
                         yield ', while the serial estimate, '
@@ -442,13 +458,7 @@ def root(context, missing=missing):
                     yield '<strong>missed</strong>: the prefill alone takes at least '
                     yield escape(t_14(environment.getattr(environment.getattr(environment.getitem(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rows'), 0), 'bound'), 'ttft')))
                     yield ' at this layout'
-                if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'prefix_hit') and t_15(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'prefix_ttft'))):
-                    pass
-                    yield " for a whole prompt (the rows' TTFT; its "
-                    yield escape(t_12(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'uncached_share')))
-                    yield ' the prefix cache leaves takes '
-                    yield escape(t_14(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'prefix_ttft')))
-                    yield ', the prefix caching row below)'
+                    yield escape((undefined(name='whole_prompt') if l_0_whole_prompt is missing else l_0_whole_prompt))
                 yield '. '
             if (not t_16(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_batch'))):
                 pass
@@ -1088,7 +1098,12 @@ def root(context, missing=missing):
                         if ((not t_16(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_rate'))) and (environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'rate') > environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_rate'))):
                             pass
                             yield ', past the '
-                            yield escape(t_10(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_rate')))
+                            if (t_10(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_rate')) == t_10(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'rate'))):
+                                pass
+                                yield escape(t_3('%.6g', environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_rate')))
+                            else:
+                                pass
+                                yield escape(t_10(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_rate')))
                             yield ' requests/s the '
                             yield escape(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_binds'))
                             yield ' allows: no engine holds that steady state'
@@ -1168,11 +1183,11 @@ def root(context, missing=missing):
                         yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
                         yield "'s slice"
                     yield ', no collectives); a gap of t<sub>r</sub> + k t<sub>p</sub> meets θ while\nk ≤ m<sub>s</sub> = ⌊(θ − t<sub>r</sub>) / t<sub>p</sub>⌋, so the P99 capacity is the highest λ with P(K ≤ m<sub>s</sub>) ≥ 0.99, solved numerically\n(where no prefill fits a gap it is λ t<sub>r</sub>(λ) = −ln 0.99). With chunks the tail is a step with a full chunk'
-                    t_17 = []
+                    t_18 = []
                     pass
                     if (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk_steps') > 1):
                         pass
-                        t_17.extend((
+                        t_18.extend((
                             "round's ",
                             escape(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk_steps')),
                             ' steps of ',
@@ -1181,11 +1196,11 @@ def root(context, missing=missing):
                         ))
                     else:
                         pass
-                        t_17.extend((
+                        t_18.extend((
                             escape(t_6(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunk'))),
                             '-token budget',
                         ))
-                    l_0_budget_words = (Markup if context.eval_ctx.autoescape else identity)(concat(t_17))
+                    l_0_budget_words = (Markup if context.eval_ctx.autoescape else identity)(concat(t_18))
                     context.vars['budget_words'] = l_0_budget_words
                     context.exported_vars.add('budget_words')
                     if environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'p99_plain'):
@@ -1378,4 +1393,4 @@ def root(context, missing=missing):
         yield '</section>\n'
 
 blocks = {}
-debug_info = '1=129&2=138&3=140&4=144&5=148&6=150&7=158&8=166&9=178&10=180&11=193&12=195&13=200&15=212&17=222&18=231&21=235&22=241&23=260&25=266&26=268&27=286&28=294&29=298&30=305&31=312&34=322&35=427&36=453&37=527&39=576&40=617&41=638&42=725&43=731&44=737&45=751&48=753&51=756&52=778&53=794&54=798&55=804&57=820&58=822&59=830&60=838&61=842&64=858&66=870&68=873&71=875&72=877&75=883&77=887&78=892&81=894&82=897&83=931&84=933&86=936&87=938&88=940&91=943&92=945&93=979&94=1008&95=1025&96=1036&97=1100&98=1109&99=1113&100=1127&101=1139&102=1149&103=1151&106=1156&108=1173&109=1233&110=1251&111=1258&112=1267&115=1276&116=1281&117=1287&118=1290&119=1299&120=1304&122=1307&123=1309&125=1312&126=1315&128=1326&129=1328&131=1335&132=1342&133=1352&134=1365&136=1373'
+debug_info = '1=130&2=139&3=141&4=145&5=149&6=151&7=159&8=167&9=179&10=181&11=194&12=196&13=201&15=213&17=223&18=232&21=236&22=242&23=261&25=267&26=269&27=287&28=295&29=299&30=306&31=313&34=323&35=428&36=463&37=537&39=586&40=627&41=648&42=735&43=741&44=747&45=761&48=763&51=766&52=788&53=804&54=808&55=814&57=830&58=832&59=840&60=848&61=852&64=868&66=880&68=883&71=885&72=887&75=893&77=897&78=902&81=904&82=907&83=941&84=943&86=946&87=948&88=950&91=953&92=955&93=989&94=1018&95=1035&96=1046&97=1115&98=1124&99=1128&100=1142&101=1154&102=1164&103=1166&106=1171&108=1188&109=1248&110=1266&111=1273&112=1282&115=1291&116=1296&117=1302&118=1305&119=1314&120=1319&122=1322&123=1324&125=1327&126=1330&128=1341&129=1343&131=1350&132=1357&133=1367&134=1380&136=1388'
