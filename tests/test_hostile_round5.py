@@ -166,3 +166,9 @@ def test_derive_s_prefix_capacity_at_a_context_inside_the_prefix_and_on_an_uneve
     assert main(["derive", "goodput_rate_capacity", "--spec", "specs/llama70b-h100-tp8.yaml", *flags]) == 0
     out = capsys.readouterr().out  # derive prints its value to six digits
     assert f"lambda_C = {n['goodput_rate_capacity']:.6g} 1/s" in out, (n["goodput_rate_capacity"], out[-400:])
+
+
+def test_a_missed_ttft_of_a_prefix_cached_request_names_the_whole_prompt_too():
+    """The aside's other branch (a TTFT target missed): the review's own fix first left it undefined there."""
+    text = words(evaluated("llama70b-h100-tp8.yaml", ["serving.prefix_hit=0.5", "serving.ttft=1 ms"]), "s9_serving")
+    assert "missed: the prefill alone takes at least 73.7 ms at this layout for a whole prompt (the rows' TTFT;" in text

@@ -425,25 +425,25 @@ def root(context, missing=missing):
                 yield escape(t_6(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'max_sequences')))
                 yield " at once (engine.max_sequences, vLLM's max_num_seqs, whose logits the activation workspace holds): no row's batch passes it"
             yield '.\n'
+            t_17 = []
+            pass
+            if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'prefix_hit') and t_15(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'prefix_ttft'))):
+                pass
+                t_17.extend((
+                    " for a whole prompt (the rows' TTFT; its ",
+                    escape(t_12(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'uncached_share'))),
+                    ' the prefix cache leaves takes ',
+                    escape(t_14(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'prefix_ttft'))),
+                    ', the prefix caching row below)',
+                ))
+            l_0_whole_prompt = (Markup if context.eval_ctx.autoescape else identity)(concat(t_17))
+            context.vars['whole_prompt'] = l_0_whole_prompt
+            context.exported_vars.add('whole_prompt')
             if (not t_16(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_met'))):
                 pass
                 yield 'The TTFT target is '
                 if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_met'):
                     pass
-                    t_17 = []
-                    pass
-                    if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'prefix_hit') and t_15(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'prefix_ttft'))):
-                        pass
-                        t_17.extend((
-                            " for a whole prompt (the rows' TTFT; its ",
-                            escape(t_12(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'uncached_share'))),
-                            ' the prefix cache leaves takes ',
-                            escape(t_14(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'prefix_ttft'))),
-                            ', the prefix caching row below)',
-                        ))
-                    l_0_whole_prompt = (Markup if context.eval_ctx.autoescape else identity)(concat(t_17))
-                    context.vars['whole_prompt'] = l_0_whole_prompt
-                    context.exported_vars.add('whole_prompt')
                     yield 'met: at least '
                     yield escape(t_14(environment.getattr(environment.getattr(environment.getitem(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rows'), 0), 'bound'), 'ttft')))
                     yield ' at this layout'
@@ -1393,4 +1393,4 @@ def root(context, missing=missing):
         yield '</section>\n'
 
 blocks = {}
-debug_info = '1=130&2=139&3=141&4=145&5=149&6=151&7=159&8=167&9=179&10=181&11=194&12=196&13=201&15=213&17=223&18=232&21=236&22=242&23=261&25=267&26=269&27=287&28=295&29=299&30=306&31=313&34=323&35=428&36=463&37=537&39=586&40=627&41=648&42=735&43=741&44=747&45=761&48=763&51=766&52=788&53=804&54=808&55=814&57=830&58=832&59=840&60=848&61=852&64=868&66=880&68=883&71=885&72=887&75=893&77=897&78=902&81=904&82=907&83=941&84=943&86=946&87=948&88=950&91=953&92=955&93=989&94=1018&95=1035&96=1046&97=1115&98=1124&99=1128&100=1142&101=1154&102=1164&103=1166&106=1171&108=1188&109=1248&110=1266&111=1273&112=1282&115=1291&116=1296&117=1302&118=1305&119=1314&120=1319&122=1322&123=1324&125=1327&126=1330&128=1341&129=1343&131=1350&132=1357&133=1367&134=1380&136=1388'
+debug_info = '1=130&2=139&3=141&4=145&5=149&6=151&7=159&8=167&9=179&10=181&11=194&12=196&13=201&15=213&17=223&18=232&21=236&22=242&23=261&25=267&26=269&27=287&28=295&29=299&30=306&31=313&34=323&35=430&36=463&37=537&39=586&40=627&41=648&42=735&43=741&44=747&45=761&48=763&51=766&52=788&53=804&54=808&55=814&57=830&58=832&59=840&60=848&61=852&64=868&66=880&68=883&71=885&72=887&75=893&77=897&78=902&81=904&82=907&83=941&84=943&86=946&87=948&88=950&91=953&92=955&93=989&94=1018&95=1035&96=1046&97=1115&98=1124&99=1128&100=1142&101=1154&102=1164&103=1166&106=1171&108=1188&109=1248&110=1266&111=1273&112=1282&115=1291&116=1296&117=1302&118=1305&119=1314&120=1319&122=1322&123=1324&125=1327&126=1330&128=1341&129=1343&131=1350&132=1357&133=1367&134=1380&136=1388'
