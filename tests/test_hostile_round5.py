@@ -36,7 +36,7 @@ def test_one_card_keeps_nothing_where_its_workspace_takes_all_the_reserve_leaves
     assert "-4.4" not in text
 
 
-def test_a_one_token_request_does_not_speculate(capsys):
+def test_a_one_token_request_does_not_speculate(capsys, tmp_path):
     """Llama 3.1 70B on 8 H100 with its speculative block and one output token: the chapter read "E_R = min(E, T_out
     - 1) = 2.95 tokens", a speculative row of 2.6x and a cheapest layout that "speculates ... 2.81x", though the request
     decodes nothing (derive speculative_request_tokens gave 0).  The spec's speculation is left out with a warning
@@ -52,16 +52,9 @@ def test_a_one_token_request_does_not_speculate(capsys):
     assert "E R = min" not in text and "It speculates" not in text and "speculative decoding is" not in text.lower()
     assert "(a request's last token). Chunked prefill takes one GPU's ledgers" in text
     assert main(["specs/llama70b-h100-tp8.yaml", "--set", "serving.output=1", "--format", "json", "-o",
-                 str(_tmp())]) == 0
+                 str(tmp_path)]) == 0
     err = capsys.readouterr().err
     assert "serving.speculative: warning: a request of one output token has no decode round to speculate" in err
-
-
-def _tmp():
-    import tempfile
-    from pathlib import Path
-
-    return Path(tempfile.mkdtemp(prefix="genreport-test-"))
 
 
 LLAMA405_TWO_NODES = """\

@@ -121,7 +121,7 @@ def test_a_budget_below_the_batch_is_said_to_be_passed_and_one_token_is_singular
     assert _filled(1, 1) == "the 1 decode token fills the budget of 1"
 
 
-def test_a_budget_below_max_sequences_is_a_warning_at_its_place(capsys):
+def test_a_budget_below_max_sequences_is_a_warning_at_its_place(capsys, tmp_path):
     """vLLM refuses a max_num_batched_tokens below max_num_seqs (a step carries every running sequence's decode token);
     the hostile review of stop 89 built serving.chunk=1 beside 256 sequences with no word.  A warning at the option
     that gave it (or the spec's line), the build goes on; the figure caption and the goodput sentence say '1 token'."""
@@ -129,7 +129,7 @@ def test_a_budget_below_max_sequences_is_a_warning_at_its_place(capsys):
     from shared import evaluated, rendered
 
     assert main(["specs/llama70b-h100-tp8.yaml", "--set", "serving.chunk=100", "--format", "json", "-o",
-                 str(ROOT_TMP())]) == 0
+                 str(tmp_path)]) == 0
     err = capsys.readouterr().err
     assert ("--set serving.chunk=100: serving.chunk: warning: a step budget of 100 tokens is below the 256 sequences "
             "the engine runs at once (engine.max_sequences): vLLM refuses a max_num_batched_tokens below max_num_seqs"
@@ -143,13 +143,6 @@ def test_a_budget_below_max_sequences_is_a_warning_at_its_place(capsys):
     caption = " ".join(figures.captions(evaluated("llama70b-h100-tp8.yaml", over))["fig11-rates"].split())
     assert "every step carries up to 1 token, the running" in caption
     assert "past it a step's budget of <span data-sv=\"chunk\" data-f=\"tokens\">1 token</span>, its" in text
-
-
-def ROOT_TMP():
-    import tempfile
-    from pathlib import Path
-
-    return Path(tempfile.mkdtemp(prefix="genreport-test-"))
 
 
 def test_the_pools_gain_is_a_share_that_never_reads_0_percent():
