@@ -165,3 +165,13 @@ def test_a_missed_ttft_of_a_prefix_cached_request_names_the_whole_prompt_too():
     """The aside's other branch (a TTFT target missed): the review's own fix first left it undefined there."""
     text = words(evaluated("llama70b-h100-tp8.yaml", ["serving.prefix_hit=0.5", "serving.ttft=1 ms"]), "s9_serving")
     assert "missed: the prefill alone takes at least 73.7 ms at this layout for a whole prompt (the rows' TTFT;" in text
+
+
+def test_a_prefix_no_window_still_holds_is_not_said_to_be_held_once():
+    """Mistral-7B (every layer a 4,096-token window) with half of each 8k prompt cached: at the last context, 8,703,
+    every window has passed the 4,096-token prefix, so nothing is shared and the count stays 115; the row read
+    "115 → 115 (the shared prefix held once)" (stop 89's review)."""
+    r = evaluated("llama70b-h100-tp8.yaml", ["model=mistral-7b", "parallelism.tp=1", "serving.prompt=8k",
+                                             "serving.prefix_hit=0.5"])
+    row = next(x for x in r.serving["techniques"]["rows"] if x["technique"] == "prefix caching")
+    assert "115 → 115 (no layer's window still holds the prefix at that context)" in row["ends"]

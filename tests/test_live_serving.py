@@ -190,6 +190,8 @@ WHATIFS = [
     (SERVING[0], ["serving.speculative.acceptance=0.9999999999999999", "serving.prefix_hit=0.00001"]),
     # a step budget of one token (the hostile review of stop 88 read "1 tokens")
     (SERVING[0], ["serving.chunk=1", "engine.max_batched_tokens=1"]),
+    # every layer windowed (Mistral-7B): no layer holds the prefix at the last context, the prefix row says so (stop 89)
+    (SERVING[0], ["model=mistral-7b", "parallelism.tp=1", "serving.prompt=8k", "serving.prefix_hit=0.5"]),
     # a one-token request (the hostile review of stop 88): no decode pool has work, so no disaggregation row (it read
     # "min(48, ∞) requests/s" for DeepSeek-V3's expert-parallel groups), in the page too
     (SERVING[1], ["serving.output=1"]),

@@ -849,7 +849,7 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
 
             b_p0, b_p1 = prompts_batch(r.spec, cached=False), int(r.serving["compute_batch"])
         ends = (f"sequences that fit per replica at the last context ({int(last):,} tokens): {cap0 or 0:,.0f} "
-                f"→ {cap1 or 0:,.0f} (the shared prefix held once)")
+                f"→ {cap1 or 0:,.0f} ({_held_once(env_h['c_s'])})")
         if b_p0 is not None:
             ends += (f"; a replica's compute keeps {b_p0:,} → {b_p1:,} sequences at the TPOT target with their "
                      "prompts' prefills (the compute batch above counts the hit)")
@@ -1324,6 +1324,13 @@ def _bisect(ok_many, lo: float, hi: float, steps: int) -> tuple[float, float]:
                 hi, i = mids[i], 2 * i + 1
         done += levels
     return lo, hi
+
+
+def _held_once(c_s: float) -> str:
+    """The prefix caching row's words for its capacity: the shared prefix held once, or none of it held at all where
+    every layer's window has passed it at the last context (Mistral-7B: "115 → 115 (the shared prefix held once)", a
+    review of stop 89)."""
+    return "the shared prefix held once" if c_s > 0 else "no layer's window still holds the prefix at that context"
 
 
 def _filled(batch: int, budget: int) -> str:
