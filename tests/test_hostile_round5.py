@@ -174,4 +174,4 @@ def test_a_prefix_no_window_still_holds_is_not_said_to_be_held_once():
     r = evaluated("llama70b-h100-tp8.yaml", ["model=mistral-7b", "parallelism.tp=1", "serving.prompt=8k",
                                              "serving.prefix_hit=0.5"])
     row = next(x for x in r.serving["techniques"]["rows"] if x["technique"] == "prefix caching")
-    assert "115 → 115 (no layer's window still holds the prefix at that context)" in row["ends"]
+    assert "115 → 115 (no layer still holds the prefix at that context: its windows have passed it)" in row["ends"]

@@ -346,28 +346,30 @@ def _solution_numbers(sol, qsym, nums: Numbers, value, variant: str) -> list[str
         for x in roots:
             lines.append(f"    {sol.target} = {_fmt(x, unit)}  (numeric root: {reason})")
         if not roots and not found and any(b.roots for b in sol.branches) and not why:
-            from genreport.formulas.glossary import AT_MOST_ONE, BELOW_ONE
-
-            share = sol.target.name in BELOW_ONE or sol.target.name in AT_MOST_ONE
-            lines.append(f"    a numeric root search finds no {'share' if share else 'positive'} {sol.target} "
-                         f"{'below 1 ' if share else ''}either")
+            bound = _share_bound(sol.target.name)
+            which = f"{sol.target}{bound}" if bound else f"positive {sol.target}"
+            lines.append(f"    a numeric root search finds no {which} either")
         elif not roots:
-            from genreport.formulas.glossary import AT_MOST_ONE, BELOW_ONE
-
-            bound = " below 1" if sol.target.name in BELOW_ONE else " of at most 1" if sol.target.name in AT_MOST_ONE \
-                else ""
+            bound = _share_bound(sol.target.name)
             which = f"{sol.target}{bound}" if bound else f"positive {sol.target}"
             lines.append(f"    no {which} reaches this value (numeric root search: {reason})")
     return lines
 
 
-def _past_one(name: str, x: float) -> bool:
-    """Whether a root ``x`` of a share (glossary.BELOW_ONE: an acceptance, a prefix hit; AT_MOST_ONE: a measured share
-    of a peak) lies past what the share can be, as ``--at`` refuses it (the hostile review of stop 89: ``--for p_a
-    --at speculative_expected_tokens=20`` with 3 draft tokens, which at most 4 reach, printed p_a = 2.26427)."""
+def _share_bound(name: str) -> str:
+    """" below 1" for a share that stays under 1 (glossary.BELOW_ONE: an acceptance, a prefix hit), " of at most 1"
+    for one that reaches it (AT_MOST_ONE: a measured share of a peak), "" for any other symbol."""
     from genreport.formulas.glossary import AT_MOST_ONE, BELOW_ONE
 
-    return (name in BELOW_ONE and x >= 1.0) or (name in AT_MOST_ONE and x > 1.0 + 1e-12)
+    return " below 1" if name in BELOW_ONE else " of at most 1" if name in AT_MOST_ONE else ""
+
+
+def _past_one(name: str, x: float) -> bool:
+    """Whether a root ``x`` of a share lies past what the share can be (:func:`_share_bound`), as ``--at`` refuses
+    it (the hostile review of stop 89: ``--for p_a --at speculative_expected_tokens=20`` with 3 draft tokens, which
+    at most 4 reach, printed p_a = 2.26427)."""
+    bound = _share_bound(name)
+    return (bound == " below 1" and x >= 1.0) or (bound == " of at most 1" and x > 1.0 + 1e-12)
 
 
 def _at_zero(name: str, x: float, vals: dict) -> bool:

@@ -1330,7 +1330,8 @@ def _held_once(c_s: float) -> str:
     """The prefix caching row's words for its capacity: the shared prefix held once, or none of it held at all where
     every layer's window has passed it at the last context (Mistral-7B: "115 → 115 (the shared prefix held once)", a
     review of stop 89)."""
-    return "the shared prefix held once" if c_s > 0 else "no layer's window still holds the prefix at that context"
+    return "the shared prefix held once" if c_s > 0 else "no layer still holds the prefix at that context: its " \
+        "windows have passed it"
 
 
 def _filled(batch: int, budget: int) -> str:

@@ -630,7 +630,7 @@ const GR_SERVING = (() => {
         ttft: [ttft, ttftH], tpot: [tp0, tp0], per_gpu: [gpu0, gpu0], usd: [usd0, usd0],
         ends: "sequences that fit per replica at the last context (" + commas(last) + " tokens): " + commas(c0 || 0) + " → "
           + commas(c1 || 0) + (cSl > 0 ? " (the shared prefix held once)"
-            : " (no layer's window still holds the prefix at that context)") + (bP0 === null ? "" : "; a replica's compute keeps "
+            : " (no layer still holds the prefix at that context: its windows have passed it)") + (bP0 === null ? "" : "; a replica's compute keeps "
           + commas(bP0) + " → " + commas(out.compute_batch) + " sequences at the TPOT target with their prompts' "
           + "prefills (the compute batch above counts the hit)"),
         note: "TTFT: the prompt's uncached part alone at the layout, its weights still read once"});
