@@ -524,3 +524,18 @@ def test_a_root_at_the_specs_own_zero_is_zero_not_a_negative_number(capsys):
 
     assert _at_zero("h_p", -1e-13, {"h_p": 0.0}) and not _at_zero("h_p", -1e-3, {"h_p": 0.0})
     assert not _at_zero("W", -1e-13, {"W": 3.35e12})  # a bandwidth has no value at 0
+
+
+def test_a_one_token_requests_decode_ceilings_are_not_the_chapters(capsys, spec):
+    """A one-token request has no decode round, so the chapter states no TPOT, KV-room or max_sequences ceiling
+    (tests/test_techniques_report.py): derive still evaluates the formulas, W / Q_r for the last two, and says the
+    chapter does not state them, where it once said "as the serving chapter states it" beside a rate the chapter
+    left out; the compute roof, which the chapter states, keeps its scope."""
+    for qid in ("goodput_rate_capacity", "goodput_rate_tpot"):
+        assert main(["derive", qid, "--spec", spec, "--set", "serving.output=1", "--no-latex"]) == 0
+        out = capsys.readouterr().out
+        assert "a rate the serving chapter does not state: a one-token request has no decode round" in out, qid
+        assert "as the serving chapter states it" not in out, qid
+    assert main(["derive", "goodput_rate_compute", "--spec", spec, "--set", "serving.output=1", "--no-latex"]) == 0
+    out = capsys.readouterr().out
+    assert "as the serving chapter states it" in out and "does not state" not in out

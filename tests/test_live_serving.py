@@ -122,6 +122,9 @@ WHATIFS = [
     (SERVING[0], ["serving.tpot=1 ms"]),  # below the weights' stream time: no batch, no goodput
     (SERVING[0], ["parallelism.tp=4", "parallelism.pp=2", "precision=fp8"]),  # a pipeline; fp8
     (SERVING[0], ["parallelism.dp=2", "serving.output=1", "serving.chunk=8k"]),  # one token out; replicas
+    # one token out with a rate and a prefix cache: no chunked row, the goodput the least of the compute roof and the
+    # chunk budget (no decode round for the TPOT target, the caches or max_sequences to limit)
+    (SERVING[0], ["serving.output=1", "serving.rate=5", "serving.prefix_hit=0.5"]),
     (SERVING[0], ["parallelism.tp=16", "precision.weights=int4"]),  # two nodes of 8: the KV cache goes scale-out
     (SERVING[0], ["hardware=l40s"]),  # no link between replicas in the spec: the KV transfer left out, said so
     (SERVING[0], ["serving.chunk=512"]),  # the budget's decode tokens first: a chunk of 512 - B prompt tokens

@@ -507,7 +507,8 @@ ONE_TOKEN = SERVING_70B.replace("output: 512", "output: 1").replace("users: 128"
 
 @pytest.mark.parametrize("text,words", [
     (NO_FIT, ["This report's layout, 1 GPU, holds no such sequence", "no request is served"]),
-    (ONE_TOKEN, ["the 0 rounds"]),
+    # a one-token request decodes nothing: no "0 rounds" in Little's law, no TPOT or TBT for the second panel
+    (ONE_TOKEN, ["A one-token request has no decode round", "the time of a step with chunks", "Rates are per replica."]),
 ])
 def test_awkward_services_draw_and_say_so(tmp_path_factory, text, words):
     r = _evaluate(tmp_path_factory, text, "awk")
@@ -515,6 +516,7 @@ def test_awkward_services_draw_and_say_so(tmp_path_factory, text, words):
     joined = caps["fig10-frontier"] + caps["fig11-rates"]
     for w in words:
         assert w in joined
+    assert "0 rounds" not in joined and "P99 capacity" not in joined or text is not ONE_TOKEN
     for name in SERVING_NAMES:
         for narrow in (False, True):
             with matplotlib.rc_context(figures.RC), style.layout(narrow):

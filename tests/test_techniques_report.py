@@ -716,7 +716,43 @@ def test_a_one_token_output_has_no_decode_rate_and_says_so():
     assert "inf" not in text.split() and "inf " not in text
     # and no pools: no decode pool has work (tests/test_serving_edges.py; plan --disaggregate refuses --output 1)
     assert "prefill/decode disaggregation" not in rows
-    assert "the batch retires without limit (a one-token output has no decode round)" in rows["chunked prefill"]["ends"]
+    # nor a chunked-prefill row: no decode token rides beside a chunk (its "256 decode tokens" and "the decode users
+    # pay 4.34x" once described a step no such request takes)
+    assert "chunked prefill" not in rows and "chunked_step_time" not in r.serving["techniques"]["numbers"]
+
+
+def test_a_one_token_requests_goodput_is_its_prefills():
+    """A one-token request leaves with its prefill: Little's law keeps lambda (T_out - 1) t_s = 0 sequences decoding, so
+    the TPOT target, the KV cache room and the engine's max_sequences set no rate (the last two reduced to W / Q_r,
+    the memory's own limit, under the caches' and the engine's names: "19,968 requests/s" for Llama 3.1 70B on 8 H100);
+    the goodput is the least of the compute roof and the chunk budget, and the rate figure's curves stop at the same
+    compute roof, their goodput not set by a TPOT target (it read 12.1 requests/s "set by the TPOT target")."""
+    from shared import words
+
+    r = evaluated("llama70b-h100-tp8.yaml", ["serving.output=1", "serving.rate=5"])
+    tech = r.serving["techniques"]
+    n = tech["numbers"]
+    assert n["prefill_only"] is True
+    assert not {"goodput_rate_tpot", "goodput_rate_capacity", "goodput_rate_engine"} & set(n)
+    assert n["goodput_rate"] == min(n["goodput_rate_compute"], n["chunk_budget_rate"]) == n["goodput_rate_compute"]
+    assert n["goodput_binds"] == "compute roof"
+    # the compute roof by hand: one GPU's peak over its slice of the prompt's FLOPs, the same roof the rate
+    # figure's chunked curve stops at
+    ra = tech["rates"]
+    assert ra["one_token"] and ra["tpot_target"] is None
+    assert ra["chunked"]["limits"]["compute"] == pytest.approx(n["goodput_rate_compute"], rel=1e-12)
+    assert ra["chunked"]["p99_rate"] is None and ra["unchunked"]["p99_rate"] is None
+    for kind in ("chunked", "unchunked"):
+        assert ra[kind]["goodput_binds"] != "TPOT target", kind
+    # without chunks no decode round stands between the prefills: a plain M/D/1 queue, its P90 TTFT (t_p, plus the
+    # wait) above one prefill alone up to where the queue grows without end
+    assert ra["unchunked"]["ttft_tail_rate"] > 0
+    text = words(r, "s9_serving")
+    assert "is the least of the two: 14 requests/s, 1.7 per GPU, set by the compute roof" in text
+    assert "with its prompt tokens alone" in text and "sequences decoding." not in text
+    assert "A one-token request has no decode round, so no technique of the table acts on it" in text
+    assert "the decode users pay" not in text and "a round that waits for a whole prefill" not in text
+    assert "The tail: With the prompts queued" in text and "P99 capacity" not in text
 
 
 def test_a_two_token_outputs_lever_rows_never_say_zero_sequences_or_a_whole_pool():

@@ -129,6 +129,10 @@ def _window_lines(qid: str, nums: Numbers, own, unit: str) -> list[str]:
             "where the ceiling with the windowed layers meets the ridge, solved numerically, as the report states it"]
 
 
+# the serving chapter's ceilings that a decode round sets, which a one-token request has none of
+_DECODE_CEILINGS = ("goodput_rate_tpot", "goodput_rate_capacity", "goodput_rate_engine")
+
+
 def stated_at_point(qid: str, nums: Numbers, unit: str, integer: str = "") -> tuple[float | None, str, list[str]]:
     """The value derive states, why there is none, and lines saying its scope.  At the report's own point (no
     input set with --at) it is the evaluation's entry there, the number results.json states; where the formula
@@ -159,6 +163,12 @@ def stated_at_point(qid: str, nums: Numbers, unit: str, integer: str = "") -> tu
                     if nums.spec.serving is not None else f",{' the whole model' if par is not None else ''} at the "
                     "inputs above (--at)")
             row = _chunked_row_line(qid, own, nums)
+            if (qid in _DECODE_CEILINGS and nums.spec.serving is not None and nums.spec.serving.output <= 1
+                    and nums.point and not nums.overridden):
+                # the chapter leaves these out for a one-token request (techniques.PREFILL_CEILINGS)
+                row = [f"  scope: {whose}, a rate the serving chapter does not state: a one-token request has no decode "
+                       "round (T_out - 1 = 0), so no sequence decodes to hold a cache, count against max_sequences or "
+                       "wait a TPOT; its goodput is the least of the compute roof and the chunk budget"]
             lines += row or [f"  scope: {whose}{tail}"]
         return own, why, lines + window
     stated = entry.value

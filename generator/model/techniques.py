@@ -62,6 +62,9 @@ def prompt_classes(sv) -> tuple[float, ...]:
 CEILINGS = {"goodput_rate_tpot": "TPOT target", "goodput_rate_compute": "compute roof",
             "goodput_rate_capacity": "KV cache room", "chunk_budget_rate": "chunk budget",
             "goodput_rate_engine": "engine's max_sequences"}
+# ... of a one-token request, which leaves with its prefill: no decode round, so no sequence holds a cache, counts
+# against max_sequences or waits a TPOT
+PREFILL_CEILINGS = ("goodput_rate_compute", "chunk_budget_rate")
 
 
 def ceilings(hw) -> dict[str, str]:
@@ -627,6 +630,7 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
     rows, blocks, numbers = [], {}, {"replica_gpus": _replica_gpus(r)}
     env = _inputs(r, batch, last)
     t_dec = _step(r, env)
+    one_token = sv.output <= 1  # no decode round after the prompt's first token (plan --context S)
 
     # speculative decoding at the chapter's batch through the layout (serving.speculative_request, as plan and the
     # frontier take it): the TPOT over the speed-up at the last context, tok/s and $/M with the mean context's
@@ -727,51 +731,56 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
     chunk_rate = mix["C_p"] / (sv.prompt * (1 - sv.prefix_hit) * t_step)  # prompts a step's chunk admits per second
     decode_rate = batch / ((sv.output - 1) * t_step) if sv.output > 1 else math.inf  # requests the batch finishes
     chunk_steps, life = chunked_life_cost(r, mix, cost)
-    rows.append({"technique": "chunked prefill",
-                 "setting": f"a step budget of {sv.chunk:,} token{'' if sv.chunk == 1 else 's'}"
-                            + (f", {stages} steps a round (one per micro-batch)" if stages > 1 else "")
-                            + f": {int(batch):,} decode token{'' if int(batch) == 1 else 's'}"
-                            # a round's chunk over its steps' budgets (3,840 beside "a step budget of 2,048")
-                            + (f" and a prompt chunk of {mix['C_p']:,.0f}" + (" a round" if stages > 1 else "")
-                               if mix["C_p"] > 0
-                               else ", no room for a prompt chunk")
-                            # the chunks carry the prompt's uncached part: its TTFT takes the prefix cache's hit too
-                            + (f", of the {_pool_share(1 - sv.prefix_hit)} of the prompt the prefix cache leaves (its TTFT "
-                               "before and after counts that row's hit)" if sv.prefix_hit > 0 and mix["C_p"] > 0 else ""),
-                 # the TTFT of the prompt's uncached part (the prefix caching row's), the part the chunks carry, times
-                 # chunked over alone (a 70% hit's chunked row once read the whole prompt's 3.57 s), and at least the
-                 # steps its chunks ride in, each the row's TPOT (a 99.9% hit's once read 0.03 ms beside 26.8 ms steps);
-                 # before, that uncached part alone: the row is chunking's alone (a review found it the whole prompt's,
-                 # the prefix cache's gain counted in the chunks')
-                 "ttft": (ttft_h, max(ttft_h * ttft_ratio, uncached / mix["C_p"] * tpot * cost)
-                          if ttft_ratio is not None else None),
-                 "tpot": (tpot, tpot * cost),
-                 "per_gpu": (per_gpu, per_gpu / life), "usd": (usd, usd * life if usd is not None else None),
-                 "gain": 1 / life,
-                 "ends": (f"a step's intensity {i_plain:,.0f} → {i_mix:,.0f} FLOP/B"
-                          + (f"; its collectives over the links take at least {fmt.time(links_mix)}, more than its "
-                             f"ledgers on a GPU ({fmt.time(t_mix)})" if links_mix > t_mix else "")
-                          + f"; the decode users pay {cost:.2f}× per "
-                          f"token while a prompt is prefilled and no step stalls for a whole prompt; at this batch one "
-                          f"chunk a step admits {fmt.sig3(chunk_rate)} requests/s per replica and the batch retires "
-                          f"{_retire(decode_rate, ' requests/s')}, each round a mixed step at the last token (admission at the "
-                          "chapter's batch, not the chunk budget's steady-state ceiling the goodput takes)"
-                          + _past_target(tpot * cost, sv.tpot))
-                 if mix["C_p"] > 0 else
-                 (f"{_filled(int(batch), sv.chunk)}: no prompt is admitted while the "
-                  f"batch runs; the batch retires {_retire(decode_rate, ' requests/s')} per replica"),
-                 "note": "TPOT while a chunk rides along; TTFT the prompt in chunks beside the batch against the "
-                         "prompt in one step alone" + _life_words(chunk_steps, sv.output, int(batch), noun)})
-    blocks["tech_chunked"] = _block(r, "tech_chunked", "chunked_step_time", mix,
-                                    {"batch": int(batch), "context": int(last)})
-    if chunk_steps > 0:  # the mixed steps of a batch's life: the row's tok/s per GPU and $/M
-        blocks["tech_chunked_life"] = _block(r, "tech_chunked_life", "chunked_life_cost",
-                                             {**mix, "kappa_c": cost, "n_c": chunk_steps}, {})
-    numbers.update({"chunked_step_time": t_mix, "chunked_cost": cost, "chunked_step_links": links_mix, "chunked_intensity": i_mix,
-                    "chunk_admits_rate": chunk_rate, "batch_retires_rate": decode_rate,
-                    "decode_intensity": i_plain, "chunked_ttft": ttft_chunk, "chunked_ttft_alone": ttft_alone,
-                    "chunked_ttft_ratio": ttft_ratio, "chunk_tokens": mix["C_p"], "chunked_steps": chunk_steps,
-                    "chunked_life_cost": life})
+    # a one-token request has no decode round: no decode token rides beside a chunk and no user waits on one, so the
+    # table has no chunked-prefill row (its TPOT and tok/s would be a decode step no request takes); the step budget
+    # still caps a step's prompt tokens: the chunk budget's ceiling below (a review read "the decode users pay
+    # 4.34x" beside "256 decode tokens" for a request that decodes nothing)
+    if not one_token:
+        rows.append({"technique": "chunked prefill",
+                     "setting": f"a step budget of {sv.chunk:,} token{'' if sv.chunk == 1 else 's'}"
+                                + (f", {stages} steps a round (one per micro-batch)" if stages > 1 else "")
+                                + f": {int(batch):,} decode token{'' if int(batch) == 1 else 's'}"
+                                # a round's chunk over its steps' budgets (3,840 beside "a step budget of 2,048")
+                                + (f" and a prompt chunk of {mix['C_p']:,.0f}" + (" a round" if stages > 1 else "")
+                                   if mix["C_p"] > 0
+                                   else ", no room for a prompt chunk")
+                                # the chunks carry the prompt's uncached part: its TTFT takes the prefix cache's hit too
+                                + (f", of the {_pool_share(1 - sv.prefix_hit)} of the prompt the prefix cache leaves (its TTFT "
+                                   "before and after counts that row's hit)" if sv.prefix_hit > 0 and mix["C_p"] > 0 else ""),
+                     # the TTFT of the prompt's uncached part (the prefix caching row's), the part the chunks carry, times
+                     # chunked over alone (a 70% hit's chunked row once read the whole prompt's 3.57 s), and at least the
+                     # steps its chunks ride in, each the row's TPOT (a 99.9% hit's once read 0.03 ms beside 26.8 ms steps);
+                     # before, that uncached part alone: the row is chunking's alone (a review found it the whole prompt's,
+                     # the prefix cache's gain counted in the chunks')
+                     "ttft": (ttft_h, max(ttft_h * ttft_ratio, uncached / mix["C_p"] * tpot * cost)
+                              if ttft_ratio is not None else None),
+                     "tpot": (tpot, tpot * cost),
+                     "per_gpu": (per_gpu, per_gpu / life), "usd": (usd, usd * life if usd is not None else None),
+                     "gain": 1 / life,
+                     "ends": (f"a step's intensity {i_plain:,.0f} → {i_mix:,.0f} FLOP/B"
+                              + (f"; its collectives over the links take at least {fmt.time(links_mix)}, more than its "
+                                 f"ledgers on a GPU ({fmt.time(t_mix)})" if links_mix > t_mix else "")
+                              + f"; the decode users pay {cost:.2f}× per "
+                              f"token while a prompt is prefilled and no step stalls for a whole prompt; at this batch one "
+                              f"chunk a step admits {fmt.sig3(chunk_rate)} requests/s per replica and the batch retires "
+                              f"{_retire(decode_rate, ' requests/s')}, each round a mixed step at the last token (admission at the "
+                              "chapter's batch, not the chunk budget's steady-state ceiling the goodput takes)"
+                              + _past_target(tpot * cost, sv.tpot))
+                     if mix["C_p"] > 0 else
+                     (f"{_filled(int(batch), sv.chunk)}: no prompt is admitted while the "
+                      f"batch runs; the batch retires {_retire(decode_rate, ' requests/s')} per replica"),
+                     "note": "TPOT while a chunk rides along; TTFT the prompt in chunks beside the batch against the "
+                             "prompt in one step alone" + _life_words(chunk_steps, sv.output, int(batch), noun)})
+        blocks["tech_chunked"] = _block(r, "tech_chunked", "chunked_step_time", mix,
+                                        {"batch": int(batch), "context": int(last)})
+        if chunk_steps > 0:  # the mixed steps of a batch's life: the row's tok/s per GPU and $/M
+            blocks["tech_chunked_life"] = _block(r, "tech_chunked_life", "chunked_life_cost",
+                                                 {**mix, "kappa_c": cost, "n_c": chunk_steps}, {})
+        numbers.update({"chunked_step_time": t_mix, "chunked_cost": cost, "chunked_step_links": links_mix, "chunked_intensity": i_mix,
+                        "chunk_admits_rate": chunk_rate, "batch_retires_rate": decode_rate,
+                        "decode_intensity": i_plain, "chunked_ttft": ttft_chunk, "chunked_ttft_alone": ttft_alone,
+                        "chunked_ttft_ratio": ttft_ratio, "chunk_tokens": mix["C_p"], "chunked_steps": chunk_steps,
+                        "chunked_life_cost": life})
 
     # continuous batching in steady state: the rate the TPOT target allows, the rate the spec names; the chunk
     # budget's rate once, here, for the ceilings and the rate figure's chunked curve alike (it does not take theta)
@@ -796,11 +805,26 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
     # the rate the engine's max_sequences allows, likewise at the weights its own steady state streams: M_s
     # sequences running and their prompt tokens (none where the engine sets no limit)
     own = ceilings(r.spec.hardware)
+    if one_token:  # a request that leaves with its prefill: no sequence decodes, so neither the TPOT target, the
+        # caches nor the engine's max_sequences sets a rate (each reduced to W / Q_r, the memory's own limit, under
+        # the words of the caches and the engine); the compute roof and the chunk budget do
+        own = {k: v for k, v in own.items() if k in PREFILL_CEILINGS}
     engine_in = capacity_weights(r.envs[r.lead], env_s, sv, env_s["M_s"]) if "goodput_rate_engine" in own else None
     engine_rate = (_rate_or_none(physical("goodput_rate_engine", _eval(r, "goodput_rate_engine", engine_in), "")[0])
                    if engine_in is not None else None)
     tpot_in = None
-    if sv.tpot is not None:
+    if one_token:  # the least of the compute roof and the chunk budget, with or without a TPOT target
+        rates = {k: physical(k, _eval(r, k, env_s), "")[0] for k in own if k != "chunk_budget_rate"}
+        rates = {k: v if v is not None and v > 0 else None
+                 for k, v in ({**rates, "chunk_budget_rate": budget}).items()}
+        found = [v for v in rates.values() if v is not None]
+        goodput = min(found) if len(found) == len(rates) else None
+        binding = min(rates, key=lambda k: rates[k] if rates[k] is not None else -math.inf)
+        numbers.update({"goodput_rate": goodput, "goodput_binds": CEILINGS[binding], **rates,
+                        "goodput_rate_per_gpu": goodput / _replica_gpus(r) if goodput is not None else None,
+                        "prefill_only": True})
+        blocks["tech_goodput"] = _block(r, "tech_goodput", "goodput_rate_compute", env_s, {})
+    elif sv.tpot is not None:
         env_s["theta"] = sv.tpot
         # the TPOT ceiling at the weights its own steady state streams (steady_tpot_rate), once: (22), the goodput,
         # the rate figure's chunked TPOT-target rate and derive all state this one
@@ -1375,6 +1399,10 @@ def rate_curves(r, budget: float | None, kv_rate: float | None, held_mean: float
     none waits, with chunks the chunked prefill at the steady concurrency and a steady step), and the TTFT tail
     capacity, the highest rate whose P90 TTFT meets the TTFT target."""
     sv = r.spec.serving
+    # a one-token request decodes nothing: no TPOT target, cache or max_sequences limits its rate (report's
+    # PREFILL_CEILINGS); the TPOT panel still shows the step the prompts take
+    one_token = sv.output <= 1
+    tpot_target = sv.tpot if not one_token else None
     mean = float(sv.prompt) + float(sv.output) / 2
     env = _inputs(r, 1.0, mean)
     env["S"] = mean
@@ -1546,12 +1574,14 @@ def rate_curves(r, budget: float | None, kv_rate: float | None, held_mean: float
                                                       **weights(busy + part)))[0]))
                 return ttft_quantile_mixed(lam, services, shares, t)
             return ttft_quantile(lam, ttft, t)
-        if steady_at is not None:
+        if one_token:  # no decode round: the server idles while no prompt waits (a queue with no vacation)
+            t_r = 0.0
+        elif steady_at is not None:
             t_r = steady_at
         else:
             w = unchunked(lam)[2]
             t_r = float(np.ravel(at("unchunked_round_time", lam, **w))[0])
-        if not (math.isfinite(t_r) and t_r > 0):
+        if not (math.isfinite(t_r) and (t_r > 0 or one_token)):
             return math.inf
         return ttft_quantile_mixed(lam, prefills, shares, t_r) if spread else ttft_quantile(lam, t_p, t_r)
 
@@ -1652,7 +1682,9 @@ def rate_curves(r, budget: float | None, kv_rate: float | None, held_mean: float
             limits = {"compute": positive("unchunked_rate_compute"), "memory": positive("unchunked_rate_memory")}
         edge = min(limits.values())
         fn = chunked if kind == "chunked" else unchunked
-        if kind == "chunked":
+        if one_token:  # no sequence holds a cache past its prefill
+            limits["capacity"] = math.inf
+        elif kind == "chunked":
             limits["capacity"] = kv_rate if kv_rate is not None else 0.0
         else:
             limits["capacity"] = _highest(lambda x: bool(unchunked(x)[1] <= held_mean), edge * (1 - 1e-9),
@@ -1661,7 +1693,7 @@ def rate_curves(r, budget: float | None, kv_rate: float | None, held_mean: float
         if limits["capacity"] >= edge * (1 - 1e-9):
             limits["capacity"] = math.inf  # the caches fit up to the other limits
         m_s = env["M_s"]
-        if m_s > 0:  # the engine holds back the arrivals past M_s running sequences (vLLM's max_num_seqs)
+        if m_s > 0 and not one_token:  # the engine holds back the arrivals past M_s running sequences (vLLM's max_num_seqs)
             if kind == "chunked":
                 limits["engine"] = engine_rate if engine_rate is not None else 0.0
             else:
@@ -1697,12 +1729,12 @@ def rate_curves(r, budget: float | None, kv_rate: float | None, held_mean: float
             ttft_rate, ttft_binds = None, None
         goodput, binds = stop, stop_by
         found = {}
-        if sv.tpot is not None and kind == "chunked":  # the chapter's TPOT ceiling, (22): the same steady state
+        if tpot_target is not None and kind == "chunked":  # the chapter's TPOT ceiling, (22): the same steady state
             found["TPOT target"] = min(tpot_rate, stop) if tpot_rate is not None else 0.0
-        elif sv.tpot is not None:
-            found["TPOT target"] = _highest(lambda x, fn=fn: bool(fn(x)[0] <= sv.tpot), stop,
-                                            ok_many=lambda xs, fn=fn: fn(xs, each=True)[0] <= sv.tpot) \
-                if fn(0.0)[0] <= sv.tpot \
+        elif tpot_target is not None:
+            found["TPOT target"] = _highest(lambda x, fn=fn: bool(fn(x)[0] <= tpot_target), stop,
+                                            ok_many=lambda xs, fn=fn: fn(xs, each=True)[0] <= tpot_target) \
+                if fn(0.0)[0] <= tpot_target \
                 else 0.0
         if sv.ttft is not None:
             found["TTFT target"] = (_highest(lambda x: bool(chunked(x)[2] <= sv.ttft), stop,
@@ -1716,9 +1748,9 @@ def rate_curves(r, budget: float | None, kv_rate: float | None, held_mean: float
         at_goodput = fn(min(goodput, float(lam[-1])))  # the memory limit itself has no finite step
         good_tpot = float(at_goodput[0])
         good_ttft = float(at_goodput[2]) if kind == "chunked" else t_p
-        if sv.tpot is not None:  # the P99 capacity: the highest rate, up to where the curve stops, whose tail meets it
+        if tpot_target is not None:  # the P99 capacity: the highest rate, up to where the curve stops, whose tail meets it
             # the tail grows with the rate: bisect between the last grid rate that meets the target and the next
-            p99_rate = highest_under(p99, lam, tail_of, kind, sv.tpot)
+            p99_rate = highest_under(p99, lam, tail_of, kind, tpot_target)
             p99_rate = stop if p99_rate >= float(lam[-1]) else p99_rate
             p99_binds = "P99 TBT target" if p99_rate < stop else stop_by
         else:
@@ -1758,5 +1790,5 @@ def rate_curves(r, budget: float | None, kv_rate: float | None, held_mean: float
                "prompt_spread_source": PROMPT_SPREAD_SOURCE[sv.prompt_spread]} if spread else {}
     return {**lengths, "prefill_alone_time": t_p, "held_sequences_mean": float(held_mean), "chunk": sv.chunk, "mean_context": mean,
             "tail": TAIL, "ttft_tail": TTFT_TAIL,
-            "tpot_target": sv.tpot, "ttft_target": sv.ttft, "chunked": curves["chunked"],
+            "tpot_target": tpot_target, "ttft_target": sv.ttft, "one_token": one_token, "chunked": curves["chunked"],
             "unchunked": curves["unchunked"]}

@@ -374,6 +374,10 @@ const GR_PAGE = (function () {
           + "\n" + cell(usd(x.usd_per_mtok_out)) + "\n" + cell(usd(x.joules_per_token)) + "</tr>";
       }).join("\n")).join("\n");
     });
+    // a one-token request's table may have no row (no decode round for a technique to act on): hidden, as built
+    root.querySelectorAll("[data-live=sv_levers], [data-live=sv_ends]").forEach(function (el) {
+      if (sv.holds) (el.closest(".scroll") || el).hidden = sv.levers.length === 0;
+    });
     root.querySelectorAll("[data-live=sv_ends]").forEach(function (body) {
       if (sv.holds) body.innerHTML = sv.levers.map(x => "<li><strong>" + esc(x.technique) + "</strong> (" + esc(x.note) + "): "
         + esc(x.ends) + ".</li>").join("\n");
@@ -382,12 +386,12 @@ const GR_PAGE = (function () {
     const noun = inp.hardware.noun || "GPU";
     const clause = "The goodput of one replica" + (gpus > 1 ? " (" + gpus + " " + noun + "s, each computing its slice of every "
       + "request)" : dp > 1 ? " (one " + noun + ", one of " + dp + " replicas)" : "") + ", in the steady state of one " + noun
-      + "'s ledgers (no collectives), is the least of the " + ("goodput_rate_engine" in n ? "five" : "four") + ": "
+      + "'s ledgers (no collectives), is the least of the " + (n.prefill_only ? "two" : "goodput_rate_engine" in n ? "five" : "four") + ": "
       + (g ? "<strong>" + F.num(g) + " requests/s</strong>" + (gpus > 1 ? ", " + F.num(n.goodput_rate_per_gpu)
         + " per " + noun : "") + ", set by the " + n.goodput_binds : n.goodput_binds === "TPOT target"
         ? "none: the target is below the weights' stream time" : "none: the " + n.goodput_binds + " allows no rate")
-      + "." + ("rate" in n ? " At the spec's " + F.num(n.rate) + " requests/s a step takes " + (st ? F.time(st) + " with "
-        + F.num(n.steady_concurrency) + " sequences decoding" + (g && n.rate > g ? ", past the " + (F.num(g) === F.num(n.rate) ? F.format(g, ".6g") : F.num(g)) + " requests/s the "
+      + "." + ("rate" in n ? " At the spec's " + F.num(n.rate) + " requests/s a step takes " + (st ? F.time(st) + (n.prefill_only ? " with its prompt tokens alone"
+        : " with " + F.num(n.steady_concurrency) + " sequences decoding") + (g && n.rate > g ? ", past the " + (F.num(g) === F.num(n.rate) ? F.format(g, ".6g") : F.num(g)) + " requests/s the "
         + n.goodput_binds + " allows: no engine holds that steady state" : "") : "no steady time: the rate is past what the memory allows")
         + "." : "");
     root.querySelectorAll("[data-live=sv_goodput]").forEach(function (el) { if (sv.holds) el.innerHTML = clause; });

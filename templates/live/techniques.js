@@ -518,34 +518,48 @@ const GR_SERVING = (() => {
           + F.sig3(chunkSteps) + " of its " + roundsWord
           : (batch === 1 ? "its prompt takes " : "its " + commas(batch) + " prompts take ") + F.sig3(chunkSteps)
             + " mixed steps for its " + roundsWord + ", and its output waits on them");
-    levers.push({technique: "chunked prefill", setting: "a step budget of " + commas(sv.chunk) + (sv.chunk === 1 ? " token" : " tokens")
-      + ((par.pp || 1) > 1 ? ", " + par.pp + " steps a round (one per micro-batch)" : "") + ": " + commas(batch)
-      + (batch === 1 ? " decode token" : " decode tokens") + (cp > 0 ? " and a prompt chunk of " + commas(cp)
-        + ((par.pp || 1) > 1 ? " a round" : "") : ", no room for a prompt chunk")
-      + (sv.prefix_hit > 0 && cp > 0 ? ", of the " + poolShare(1 - sv.prefix_hit) + " of the prompt the prefix cache leaves (its TTFT "
-        + "before and after counts that row's hit)" : ""),
-      ttft: [ttftH, ttftRatio !== null ? pyMax(ttftH * ttftRatio, uncached / cp * tp0 * cost) : null], tpot: [tp0, tp0 * cost], per_gpu: [gpu0, gpu0 / life],
-      usd: [usd0, usd0 !== null ? usd0 * life : null], ends: cp > 0 ? "a step's intensity " + commas(iPlain) + " → "
-        + commas(iMix) + " FLOP/B" + (linksMix > tMix ? "; its collectives over the links take at least " + F.time(linksMix)
-        + ", more than its ledgers on a GPU (" + F.time(tMix) + ")" : "") + "; the decode users pay " + F.format(cost, ".2f") + "× per token while a prompt is "
-        + "prefilled and no step stalls for a whole prompt; at this batch one chunk a step admits " + F.sig3(chunkRate)
-        + " requests/s per replica and the batch retires " + retire(decodeRate, " requests/s") + ", each round a mixed step at the last token (admission at the chapter's "
-        + "batch, not the chunk budget's steady-state ceiling the goodput takes)"
-        + (sv.tpot !== null && tp0 * cost > sv.tpot ? "; a round with a chunk takes " + F.time(tp0 * cost) + ", past the "
-          + F.time(sv.tpot) + " TPOT target" : "")
-        : filled(batch, sv.chunk) + ": no prompt is admitted "
-        + "while the batch runs; the batch retires " + retire(decodeRate, " requests/s") + " per replica",
-      note: "TPOT while a chunk rides along; TTFT the prompt in chunks beside the batch against the prompt in one step alone"
-        + lifeWords});
-    Object.assign(n, {chunked_step_time: tMix, chunked_cost: cost, chunked_step_links: linksMix, chunked_intensity: iMix, chunk_admits_rate: chunkRate,
-      batch_retires_rate: decodeRate, decode_intensity: iPlain, chunked_ttft: ttftChunk, chunked_ttft_alone: ttftAlone,
-      chunked_ttft_ratio: ttftRatio, chunk_tokens: cp, chunked_steps: chunkSteps, chunked_life_cost: life});
+    // a one-token request has no decode round: no chunked-prefill row (techniques.report's one_token)
+    if (sv.output > 1) {
+      levers.push({technique: "chunked prefill", setting: "a step budget of " + commas(sv.chunk) + (sv.chunk === 1 ? " token" : " tokens")
+        + ((par.pp || 1) > 1 ? ", " + par.pp + " steps a round (one per micro-batch)" : "") + ": " + commas(batch)
+        + (batch === 1 ? " decode token" : " decode tokens") + (cp > 0 ? " and a prompt chunk of " + commas(cp)
+          + ((par.pp || 1) > 1 ? " a round" : "") : ", no room for a prompt chunk")
+        + (sv.prefix_hit > 0 && cp > 0 ? ", of the " + poolShare(1 - sv.prefix_hit) + " of the prompt the prefix cache leaves (its TTFT "
+          + "before and after counts that row's hit)" : ""),
+        ttft: [ttftH, ttftRatio !== null ? pyMax(ttftH * ttftRatio, uncached / cp * tp0 * cost) : null], tpot: [tp0, tp0 * cost], per_gpu: [gpu0, gpu0 / life],
+        usd: [usd0, usd0 !== null ? usd0 * life : null], ends: cp > 0 ? "a step's intensity " + commas(iPlain) + " → "
+          + commas(iMix) + " FLOP/B" + (linksMix > tMix ? "; its collectives over the links take at least " + F.time(linksMix)
+          + ", more than its ledgers on a GPU (" + F.time(tMix) + ")" : "") + "; the decode users pay " + F.format(cost, ".2f") + "× per token while a prompt is "
+          + "prefilled and no step stalls for a whole prompt; at this batch one chunk a step admits " + F.sig3(chunkRate)
+          + " requests/s per replica and the batch retires " + retire(decodeRate, " requests/s") + ", each round a mixed step at the last token (admission at the chapter's "
+          + "batch, not the chunk budget's steady-state ceiling the goodput takes)"
+          + (sv.tpot !== null && tp0 * cost > sv.tpot ? "; a round with a chunk takes " + F.time(tp0 * cost) + ", past the "
+            + F.time(sv.tpot) + " TPOT target" : "")
+          : filled(batch, sv.chunk) + ": no prompt is admitted "
+          + "while the batch runs; the batch retires " + retire(decodeRate, " requests/s") + " per replica",
+        note: "TPOT while a chunk rides along; TTFT the prompt in chunks beside the batch against the prompt in one step alone"
+          + lifeWords});
+      Object.assign(n, {chunked_step_time: tMix, chunked_cost: cost, chunked_step_links: linksMix, chunked_intensity: iMix, chunk_admits_rate: chunkRate,
+        batch_retires_rate: decodeRate, decode_intensity: iPlain, chunked_ttft: ttftChunk, chunked_ttft_alone: ttftAlone,
+        chunked_ttft_ratio: ttftRatio, chunk_tokens: cp, chunked_steps: chunkSteps, chunked_life_cost: life});
+    }
 
     // continuous batching in steady state: the ceilings the goodput takes the least of, one replica's
     // the steady state's formulas read each cache at the mean decode context: c and d_h there (techniques.report)
     const atMean = inputs(batch, mean);
     const es = Object.assign({}, e, {c: atMean.c, d_h: atMean.d_h});
-    if (sv.tpot !== null) {
+    if (sv.output <= 1) {  // no decode round: the compute roof and the chunk budget alone (techniques.PREFILL_CEILINGS)
+      let goodput = null, binds = null, low = Infinity, all = true;
+      CEILINGS.filter(c => c[0] === "goodput_rate_compute" || c[0] === "chunk_budget_rate").forEach(function (c) {
+        const x = phys(c[0], call(c[0], es)), v = x !== null && x > 0 ? x : null;
+        n[c[0]] = v;
+        const key = v === null ? -Infinity : v;
+        if (binds === null || key < low) { low = key; binds = c[1]; }
+        if (v === null) all = false; else goodput = goodput === null ? v : Math.min(goodput, v);
+      });
+      Object.assign(n, {goodput_rate: all ? goodput : null, goodput_binds: binds,
+        goodput_rate_per_gpu: all ? goodput / gpus : null, prefill_only: true});
+    } else if (sv.tpot !== null) {
       es.theta = sv.tpot;
       let goodput = null, binds = null, low = Infinity, all = true;
       // the KV cache room is beside the weights a GPU holds, its step reads those a batch touches (held_room)

@@ -26,8 +26,10 @@ def root(context, missing=missing):
     l_0_frame = resolve('frame')
     l_0_fx = resolve('fx')
     l_0_model = resolve('model')
+    l_0_goodput_clause = resolve('goodput_clause')
     l_0_ra = resolve('ra')
     l_0_why = resolve('why')
+    l_0_ttft_tail = resolve('ttft_tail')
     l_0_budget_words = resolve('budget_words')
     l_0_formula = l_0_figure = missing
     try:
@@ -127,7 +129,7 @@ def root(context, missing=missing):
         def t_16(*unused):
             raise TemplateRuntimeError("No test named 'none' found.")
     pass
-    included_template = environment.get_template('_macros.html.j2', 'sections/s9_serving.html.j2').make_module(context.get_all(), True, {'budget_words': l_0_budget_words, 'figure': l_0_figure, 'formula': l_0_formula, 'fr': l_0_fr, 'n': l_0_n, 'pools_row': l_0_pools_row, 'ra': l_0_ra, 'spec_row': l_0_spec_row, 'spx': l_0_spx, 'whole_prompt': l_0_whole_prompt, 'why': l_0_why})
+    included_template = environment.get_template('_macros.html.j2', 'sections/s9_serving.html.j2').make_module(context.get_all(), True, {'budget_words': l_0_budget_words, 'figure': l_0_figure, 'formula': l_0_formula, 'fr': l_0_fr, 'goodput_clause': l_0_goodput_clause, 'n': l_0_n, 'pools_row': l_0_pools_row, 'ra': l_0_ra, 'spec_row': l_0_spec_row, 'spx': l_0_spx, 'ttft_tail': l_0_ttft_tail, 'whole_prompt': l_0_whole_prompt, 'why': l_0_why})
     l_0_formula = getattr(included_template, 'formula', missing)
     if l_0_formula is missing:
         l_0_formula = undefined(f"the template {included_template.__name__!r} (imported on line 1 in 'sections/s9_serving.html.j2') does not export the requested name 'formula'", name='formula')
@@ -826,7 +828,22 @@ def root(context, missing=missing):
                 yield 's'
             yield "</span>, the running sequences' decode tokens first and a prompt chunk in what they leave ("
             yield escape(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk_source'))
-            yield ').</p>\n<div class="scroll"><table>\n<thead><tr><th>technique</th><th>setting</th><th class="n">TTFT</th><th class="n">TPOT</th><th class="n">tok/s per '
+            yield ').'
+            if context.call(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'get'), 'prefill_only'):
+                pass
+                yield ' <span data-static>A one-token request has no decode round, so '
+                if environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'rows'):
+                    pass
+                    yield 'only a prefix cache acts on it'
+                else:
+                    pass
+                    yield 'no technique of the table acts on it'
+                yield ': no decode token rides beside a prompt chunk, no token is drafted and no decode pool takes its cache; the step budget only caps the prompt tokens a step carries (the chunk budget below).</span>'
+            yield '</p>\n<div class="scroll"'
+            if (not environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'rows')):
+                pass
+                yield ' hidden'
+            yield '><table>\n<thead><tr><th>technique</th><th>setting</th><th class="n">TTFT</th><th class="n">TPOT</th><th class="n">tok/s per '
             yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
             yield '</th><th class="n">$/M out</th></tr></thead>\n<tbody data-live="sv_levers">'
             for l_1_row in environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'rows'):
@@ -864,7 +881,11 @@ def root(context, missing=missing):
                     yield '—'
                 yield '</td></tr>\n'
             l_1_row = missing
-            yield '</tbody>\n</table></div>\n<ul data-live="sv_ends">'
+            yield '</tbody>\n</table></div>\n<ul data-live="sv_ends"'
+            if (not environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'rows')):
+                pass
+                yield ' hidden'
+            yield '>'
             for l_1_row in environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'rows'):
                 _loop_vars = {}
                 pass
@@ -903,43 +924,45 @@ def root(context, missing=missing):
                 yield 's (its FLOPs F<sub>d</sub> over their peak, its weights\nand each sequence\'s draft cache Q<sub>d</sub> over their bandwidth; <code>draft_time_bound</code>, a lower bound however the engine\nsplits the draft):</p>\n<div class="static-fx" data-static>'
                 yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_draft'), False))
                 yield '</div>'
-            yield '<p data-frame>Chunked prefill: a '
-            if (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk_steps') > 1):
+            if t_15(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_chunked')):
                 pass
-                yield 'round'
-            else:
-                pass
-                yield 'step'
-            yield ' with B decode tokens and a chunk of C<sub>p</sub> = min(max('
-            if (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk_steps') > 1):
-                pass
-                yield 'n<sub>st</sub> '
-            yield "s<sub>c</sub> − B, 0), T<sub>in</sub> (1 − h<sub>p</sub>)) prompt tokens (what the step's budget s<sub>c</sub> leaves beside the decode tokens"
-            if (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk_steps') > 1):
-                pass
-                yield ", over the round's n<sub>st</sub> = "
-                yield escape(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk_steps'))
-                yield ' steps, one per micro-batch in flight'
-            yield ', or the whole uncached prompt where that holds it; here <span data-sv="numbers.chunk_tokens" data-f="nearest">'
-            yield escape(t_9(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'chunk_tokens')))
-            yield '</span>) reads the weights once'
-            if ((environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'head_form') == 'mla') and (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'head_dim_chunk') != environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'head_dim_decode'))):
-                pass
-                yield "; <span data-static>each part attends in its own form, the decode tokens in MLA's absorbed form (d<sub>h</sub> = "
-                yield escape(t_10(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'head_dim_decode')))
-                yield ': the latent and its rotary part, as a decode step reads them) and the prompt chunk in the decompressed form a prefill runs (d<sub>h,p</sub> = '
-                yield escape(t_10(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'head_dim_chunk')))
-                yield ": the query-key and value heads), as the engines' MLA backends split a mixed step into its decode and prefill parts</span>"
-            elif ((environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'head_form') == 'bounded') and (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'head_dim_chunk') != environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'head_dim_decode'))):
-                pass
-                yield "; <span data-static>each part attends what its layers' windows let it, the decode tokens the share of the cached positions a token at the last context reads (d<sub>h</sub> = "
-                yield escape(t_10(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'head_dim_decode')))
-                yield ": the head dimension times that share) and the prompt chunk the share of the uncached prompt's causal attention its layers compute (d<sub>h,p</sub> = "
-                yield escape(t_10(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'head_dim_chunk')))
-                yield '), as a prefill of that prompt counts it</span>'
-            yield ':</p>\n<div class="static-fx" data-static>'
-            yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_chunked'), False))
-            yield '</div>\n'
+                yield '<p data-frame>Chunked prefill: a '
+                if (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk_steps') > 1):
+                    pass
+                    yield 'round'
+                else:
+                    pass
+                    yield 'step'
+                yield ' with B decode tokens and a chunk of C<sub>p</sub> = min(max('
+                if (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk_steps') > 1):
+                    pass
+                    yield 'n<sub>st</sub> '
+                yield "s<sub>c</sub> − B, 0), T<sub>in</sub> (1 − h<sub>p</sub>)) prompt tokens (what the step's budget s<sub>c</sub> leaves beside the decode tokens"
+                if (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk_steps') > 1):
+                    pass
+                    yield ", over the round's n<sub>st</sub> = "
+                    yield escape(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk_steps'))
+                    yield ' steps, one per micro-batch in flight'
+                yield ', or the whole uncached prompt where that holds it; here <span data-sv="numbers.chunk_tokens" data-f="nearest">'
+                yield escape(t_9(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'chunk_tokens')))
+                yield '</span>) reads the weights once'
+                if ((environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'head_form') == 'mla') and (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'head_dim_chunk') != environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'head_dim_decode'))):
+                    pass
+                    yield "; <span data-static>each part attends in its own form, the decode tokens in MLA's absorbed form (d<sub>h</sub> = "
+                    yield escape(t_10(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'head_dim_decode')))
+                    yield ': the latent and its rotary part, as a decode step reads them) and the prompt chunk in the decompressed form a prefill runs (d<sub>h,p</sub> = '
+                    yield escape(t_10(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'head_dim_chunk')))
+                    yield ": the query-key and value heads), as the engines' MLA backends split a mixed step into its decode and prefill parts</span>"
+                elif ((environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'head_form') == 'bounded') and (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'head_dim_chunk') != environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'head_dim_decode'))):
+                    pass
+                    yield "; <span data-static>each part attends what its layers' windows let it, the decode tokens the share of the cached positions a token at the last context reads (d<sub>h</sub> = "
+                    yield escape(t_10(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'head_dim_decode')))
+                    yield ": the head dimension times that share) and the prompt chunk the share of the uncached prompt's causal attention its layers compute (d<sub>h,p</sub> = "
+                    yield escape(t_10(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'head_dim_chunk')))
+                    yield '), as a prefill of that prompt counts it</span>'
+                yield ':</p>\n<div class="static-fx" data-static>'
+                yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_chunked'), False))
+                yield '</div>\n'
             if t_15(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_chunked_life')):
                 pass
                 yield "<p data-static>Over a batch's life its B prompts' uncached tokens ride along n<sub>c</sub> = B T<sub>in</sub> (1 − h<sub>p</sub>) / C<sub>p</sub> of its\nT<sub>out</sub> − 1 decode rounds, each a mixed step of κ<sub>c</sub> plain rounds (the row's cost, t<sub>mix</sub> over a plain round); the row's\ntok/s per "
@@ -947,7 +970,157 @@ def root(context, missing=missing):
                 yield ' and $/M take the mean round, its TPOT the mixed step a token waits on:</p>\n<div class="static-fx" data-static>'
                 yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_chunked_life'), False))
                 yield '</div>'
-            if t_15(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_goodput')):
+            t_18 = []
+            pass
+            t_18.append(
+                '<span data-live="sv_goodput">The goodput of one replica',
+            )
+            if (environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'replica_gpus') > 1):
+                pass
+                t_18.extend((
+                    ' (',
+                    escape(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'replica_gpus')),
+                    ' ',
+                    escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU)),
+                    's, each computing its slice of every request)',
+                ))
+            elif (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'dp') > 1):
+                pass
+                t_18.extend((
+                    ' (one ',
+                    escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU)),
+                    ', one of ',
+                    escape(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'dp')),
+                    ' replicas)',
+                ))
+            t_18.extend((
+                ', in the steady state of one ',
+                escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU)),
+                "'s ledgers (no collectives), is the least of the ",
+                escape(('two' if context.call(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'get'), 'prefill_only') else ('five' if ('goodput_rate_engine' in (undefined(name='n') if l_0_n is missing else l_0_n)) else 'four'))),
+                ': ',
+            ))
+            if environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_rate'):
+                pass
+                t_18.extend((
+                    '<strong>',
+                    escape(t_10(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_rate'))),
+                    ' requests/s</strong>',
+                ))
+                if (environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'replica_gpus') > 1):
+                    pass
+                    t_18.extend((
+                        ', ',
+                        escape(t_10(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_rate_per_gpu'))),
+                        ' per ',
+                        escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU)),
+                    ))
+                t_18.extend((
+                    ', set by the ',
+                    escape(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_binds')),
+                ))
+            elif (environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_binds') == 'TPOT target'):
+                pass
+                t_18.append(
+                    "none: the target is below the weights' stream time",
+                )
+            else:
+                pass
+                t_18.extend((
+                    'none: the ',
+                    escape(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_binds')),
+                    ' allows no rate',
+                ))
+            t_18.append(
+                '.',
+            )
+            if ('rate' in environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers')):
+                pass
+                t_18.extend((
+                    " At the spec's ",
+                    escape(t_10(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'rate'))),
+                    ' requests/s a step takes ',
+                ))
+                if environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'steady_step_time'):
+                    pass
+                    t_18.extend((
+                        escape(t_14(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'steady_step_time'))),
+                        ' ',
+                    ))
+                    if context.call(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'get'), 'prefill_only'):
+                        pass
+                        t_18.append(
+                            'with its prompt tokens alone',
+                        )
+                    else:
+                        pass
+                        t_18.extend((
+                            'with ',
+                            escape(t_10(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'steady_concurrency'))),
+                            ' sequences decoding',
+                        ))
+                    if ((not t_16(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_rate'))) and (environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'rate') > environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_rate'))):
+                        pass
+                        t_18.append(
+                            ', past the ',
+                        )
+                        if (t_10(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_rate')) == t_10(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'rate'))):
+                            pass
+                            t_18.append(
+                                escape(t_3('%.6g', environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_rate'))),
+                            )
+                        else:
+                            pass
+                            t_18.append(
+                                escape(t_10(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_rate'))),
+                            )
+                        t_18.extend((
+                            ' requests/s the ',
+                            escape(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_binds')),
+                            ' allows: no engine holds that steady state',
+                        ))
+                else:
+                    pass
+                    t_18.append(
+                        'no steady time: the rate is past what the memory allows',
+                    )
+                t_18.append(
+                    '.',
+                )
+            t_18.append(
+                '</span>',
+            )
+            l_0_goodput_clause = (Markup if context.eval_ctx.autoescape else identity)(concat(t_18))
+            context.vars['goodput_clause'] = l_0_goodput_clause
+            context.exported_vars.add('goodput_clause')
+            if (t_15(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_goodput')) and context.call(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'get'), 'prefill_only')):
+                pass
+                yield "<p>Continuous batching in steady state, for a request that leaves with its first token: requests arriving at λ per second keep\nλ (T<sub>out</sub> − 1) t<sub>s</sub> = 0 sequences decoding (Little's law), so neither the TPOT target, the KV cache room nor the engine's max_sequences sets a rate: the replica only prefills, and the highest rate its compute allows (λ F<sub>r</sub> = P, a request's\nFLOPs F<sub>r</sub> those of its prompt's prefill"
+                if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'prefix_hit'):
+                    pass
+                    yield ', the '
+                    yield escape(t_12(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'uncached_share')))
+                    yield ' the prefix cache leaves'
+                yield ') is</p>\n<div class="static-fx" data-static>'
+                yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_goodput'), False))
+                yield '</div>\n<p>Beside it stands the chunk budget (<span data-sv="numbers.chunk_budget_rate" data-f="rps" data-none="none">'
+                if (not t_16(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'chunk_budget_rate'))):
+                    pass
+                    yield escape(t_10(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'chunk_budget_rate')))
+                    yield ' requests/s'
+                else:
+                    pass
+                    yield 'none'
+                yield '</span>: each step of t<sub>s</sub> carries λ T<sub>in</sub> (1 − h<sub>p</sub>) t<sub>s</sub> prompt tokens, and past this rate they pass the step\'s budget of <span data-sv="chunk" data-f="tokens">'
+                yield escape(t_6(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk')))
+                yield ' token'
+                if (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk') != 1):
+                    pass
+                    yield 's'
+                yield '</span>, so the prompts queue without end).\n'
+                yield escape((undefined(name='goodput_clause') if l_0_goodput_clause is missing else l_0_goodput_clause))
+                yield '</p>'
+            elif t_15(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_goodput')):
                 pass
                 yield '<p>Continuous batching in steady state: requests arriving at λ per second keep\nλ (T<sub>out</sub> − 1) t<sub>s</sub> sequences decoding (Little\'s law), so the memory ledger of a step grows with its own length; the\nhighest rate whose step meets the TPOT target is</p>\n<div class="static-fx" data-static>'
                 yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_goodput'), False))
@@ -1042,76 +1215,9 @@ def root(context, missing=missing):
                     yield '</span>: the rate whose running sequences, λ (T<sub>out</sub> − 1) t<sub>s</sub>, are the <span data-sv="numbers.max_sequences" data-f="integer">'
                     yield escape(t_6(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'max_sequences')))
                     yield '</span> it runs at once; past it the arrivals wait, whatever room the caches leave)'
-                yield '.\n<span data-live="sv_goodput">The goodput of one replica'
-                if (environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'replica_gpus') > 1):
-                    pass
-                    yield ' ('
-                    yield escape(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'replica_gpus'))
-                    yield ' '
-                    yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
-                    yield 's, each computing its slice of every request)'
-                elif (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'dp') > 1):
-                    pass
-                    yield ' (one '
-                    yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
-                    yield ', one of '
-                    yield escape(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'dp'))
-                    yield ' replicas)'
-                yield ', in the steady state of one '
-                yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
-                yield "'s ledgers (no collectives), is the least of the "
-                yield escape(('five' if ('goodput_rate_engine' in (undefined(name='n') if l_0_n is missing else l_0_n)) else 'four'))
-                yield ': '
-                if environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_rate'):
-                    pass
-                    yield '<strong>'
-                    yield escape(t_10(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_rate')))
-                    yield ' requests/s</strong>'
-                    if (environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'replica_gpus') > 1):
-                        pass
-                        yield ', '
-                        yield escape(t_10(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_rate_per_gpu')))
-                        yield ' per '
-                        yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
-                    yield ', set by the '
-                    yield escape(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_binds'))
-                elif (environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_binds') == 'TPOT target'):
-                    pass
-                    yield "none: the target is below the weights' stream time"
-                else:
-                    pass
-                    yield 'none: the '
-                    yield escape(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_binds'))
-                    yield ' allows no rate'
-                yield '.'
-                if ('rate' in environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers')):
-                    pass
-                    yield " At the spec's "
-                    yield escape(t_10(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'rate')))
-                    yield ' requests/s a step takes '
-                    if environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'steady_step_time'):
-                        pass
-                        yield escape(t_14(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'steady_step_time')))
-                        yield ' with '
-                        yield escape(t_10(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'steady_concurrency')))
-                        yield ' sequences decoding'
-                        if ((not t_16(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_rate'))) and (environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'rate') > environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_rate'))):
-                            pass
-                            yield ', past the '
-                            if (t_10(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_rate')) == t_10(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'rate'))):
-                                pass
-                                yield escape(t_3('%.6g', environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_rate')))
-                            else:
-                                pass
-                                yield escape(t_10(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_rate')))
-                            yield ' requests/s the '
-                            yield escape(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_binds'))
-                            yield ' allows: no engine holds that steady state'
-                    else:
-                        pass
-                        yield 'no steady time: the rate is past what the memory allows'
-                    yield '.'
-                yield '</span></p>'
+                yield '.\n'
+                yield escape((undefined(name='goodput_clause') if l_0_goodput_clause is missing else l_0_goodput_clause))
+                yield '</p>'
             l_0_ra = environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'rates')
             context.vars['ra'] = l_0_ra
             context.exported_vars.add('ra')
@@ -1126,7 +1232,19 @@ def root(context, missing=missing):
                 yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
                 yield "'s ledgers (no collectives); in the steady state\nwith "
                 yield escape(t_6(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunk')))
-                yield '-token chunks the highest rate whose steady TTFT and TPOT meet the targets (the tails below are stricter) is '
+                yield '-token chunks the highest rate whose steady '
+                if environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'one_token'):
+                    pass
+                    yield 'TTFT meets its target'
+                else:
+                    pass
+                    yield 'TTFT and TPOT meet the targets'
+                if (environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'one_token') and (not (environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'ttft_target') and (not t_16(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'ttft_tail_rate')))))):
+                    pass
+                else:
+                    pass
+                    yield ' (the tails below are stricter)'
+                yield ' is '
                 if (environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'goodput') > 0):
                     pass
                     yield '<strong>'
@@ -1150,20 +1268,77 @@ def root(context, missing=missing):
                     yield 'none ('
                     yield escape(environment.getitem((undefined(name='why') if l_0_why is missing else l_0_why), environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'goodput_binds')))
                     yield ')'
-                yield ',\nand a round that waits for a whole prefill takes at least '
-                yield escape(t_14(environment.getitem(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'stall'), 0)))
-                if environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'tpot_target'):
+                if (not environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'one_token')):
                     pass
-                    if (environment.getitem(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'stall'), 0) > environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'tpot_target')):
+                    yield ',\nand a round that waits for a whole prefill takes at least '
+                    yield escape(t_14(environment.getitem(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'stall'), 0)))
+                    if environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'tpot_target'):
                         pass
-                        yield ', over the TPOT target whenever a prompt arrives'
-                    else:
-                        pass
-                        yield ', within the TPOT target'
+                        if (environment.getitem(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'stall'), 0) > environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'tpot_target')):
+                            pass
+                            yield ', over the TPOT target whenever a prompt arrives'
+                        else:
+                            pass
+                            yield ', within the TPOT target'
                 yield '.</p>\n'
                 yield escape(context.call((undefined(name='figure') if l_0_figure is missing else l_0_figure), (undefined(name='figs') if l_0_figs is missing else l_0_figs), 'fig11-rates'))
                 yield '\n'
-                if (environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'tpot_target') and (not t_16(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'p99_rate')))):
+                t_19 = []
+                pass
+                if (environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'ttft_target') and (not t_16(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'ttft_tail_rate')))):
+                    pass
+                    t_19.append(
+                        'With the prompts queued for their prefills (an ',
+                    )
+                    if t_15(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'prompt_classes')):
+                        pass
+                        t_19.append(
+                            'M/G/1',
+                        )
+                    else:
+                        pass
+                        t_19.append(
+                            'M/D/1',
+                        )
+                    t_19.append(
+                        ' queue whose server ',
+                    )
+                    if environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'one_token'):
+                        pass
+                        t_19.append(
+                            'idles without chunks (no decode round) and leaves for a plain step with chunks',
+                        )
+                    else:
+                        pass
+                        t_19.append(
+                            'leaves for a round, or a plain step with chunks,',
+                        )
+                    t_19.extend((
+                        ' whenever none waits) the P90 TTFT meets ',
+                        escape(t_14(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'ttft_target'))),
+                        '\nup to <strong>',
+                        escape(t_10(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'ttft_tail_rate'))),
+                        ' requests/s</strong> with chunks and <strong>',
+                        escape(t_10(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'ttft_tail_rate'))),
+                        '</strong> without',
+                    ))
+                    if ((environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'ttft_tail_binds') != 'P90 TTFT target') and (environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'ttft_tail_binds') != 'P90 TTFT target')):
+                        pass
+                        t_19.append(
+                            ', where the curves stop: the TTFT tail does not bind',
+                        )
+                    t_19.append(
+                        '.',
+                    )
+                l_0_ttft_tail = (Markup if context.eval_ctx.autoescape else identity)(concat(t_19))
+                context.vars['ttft_tail'] = l_0_ttft_tail
+                context.exported_vars.add('ttft_tail')
+                if ((environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'one_token') and environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'ttft_target')) and (not t_16(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'ttft_tail_rate')))):
+                    pass
+                    yield '<p data-static>The tail: '
+                    yield escape((undefined(name='ttft_tail') if l_0_ttft_tail is missing else l_0_ttft_tail))
+                    yield '</p>\n'
+                elif (environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'tpot_target') and (not t_16(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'p99_rate')))):
                     pass
                     yield '<p data-static>The tail: Sarathi-Serve judges capacity by the P99 time between tokens (TBT), here the TPOT target θ = '
                     yield escape(t_14(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'tpot_target')))
@@ -1183,11 +1358,11 @@ def root(context, missing=missing):
                         yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
                         yield "'s slice"
                     yield ', no collectives); a gap of t<sub>r</sub> + k t<sub>p</sub> meets θ while\nk ≤ m<sub>s</sub> = ⌊(θ − t<sub>r</sub>) / t<sub>p</sub>⌋, so the P99 capacity is the highest λ with P(K ≤ m<sub>s</sub>) ≥ 0.99, solved numerically\n(where no prefill fits a gap it is λ t<sub>r</sub>(λ) = −ln 0.99). With chunks the tail is a step with a full chunk'
-                    t_18 = []
+                    t_20 = []
                     pass
                     if (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk_steps') > 1):
                         pass
-                        t_18.extend((
+                        t_20.extend((
                             "round's ",
                             escape(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk_steps')),
                             ' steps of ',
@@ -1196,11 +1371,11 @@ def root(context, missing=missing):
                         ))
                     else:
                         pass
-                        t_18.extend((
+                        t_20.extend((
                             escape(t_6(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunk'))),
                             '-token budget',
                         ))
-                    l_0_budget_words = (Markup if context.eval_ctx.autoescape else identity)(concat(t_18))
+                    l_0_budget_words = (Markup if context.eval_ctx.autoescape else identity)(concat(t_20))
                     context.vars['budget_words'] = l_0_budget_words
                     context.exported_vars.add('budget_words')
                     if environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'p99_plain'):
@@ -1267,26 +1442,7 @@ def root(context, missing=missing):
                     yield ' requests/s</strong> with chunks, <strong>'
                     yield escape(t_10(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'p99_rate')))
                     yield '</strong> without. '
-                    if (environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'ttft_target') and (not t_16(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'ttft_tail_rate')))):
-                        pass
-                        yield 'With the prompts queued for their prefills (an '
-                        if t_15(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'prompt_classes')):
-                            pass
-                            yield 'M/G/1'
-                        else:
-                            pass
-                            yield 'M/D/1'
-                        yield ' queue whose server leaves for a round, or a plain step with chunks, whenever none waits) the P90 TTFT meets '
-                        yield escape(t_14(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'ttft_target')))
-                        yield '\nup to <strong>'
-                        yield escape(t_10(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'ttft_tail_rate')))
-                        yield ' requests/s</strong> with chunks and <strong>'
-                        yield escape(t_10(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'ttft_tail_rate')))
-                        yield '</strong> without'
-                        if ((environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'ttft_tail_binds') != 'P90 TTFT target') and (environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'ttft_tail_binds') != 'P90 TTFT target')):
-                            pass
-                            yield ', where the curves stop: the TTFT tail does not bind'
-                        yield '.'
+                    yield escape((undefined(name='ttft_tail') if l_0_ttft_tail is missing else l_0_ttft_tail))
                     yield '</p>\n'
             if t_15(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_pools')):
                 pass
@@ -1393,4 +1549,4 @@ def root(context, missing=missing):
         yield '</section>\n'
 
 blocks = {}
-debug_info = '1=130&2=139&3=141&4=145&5=149&6=151&7=159&8=167&9=179&10=181&11=194&12=196&13=201&15=213&17=223&18=232&21=236&22=242&23=261&25=267&26=269&27=287&28=295&29=299&30=306&31=313&34=323&35=430&36=463&37=537&39=586&40=627&41=648&42=735&43=741&44=747&45=761&48=763&51=766&52=788&53=804&54=808&55=814&57=830&58=832&59=840&60=848&61=852&64=868&66=880&68=883&71=885&72=887&75=893&77=897&78=902&81=904&82=907&83=941&84=943&86=946&87=948&88=950&91=953&92=955&93=989&94=1018&95=1035&96=1046&97=1115&98=1124&99=1128&100=1142&101=1154&102=1164&103=1166&106=1171&108=1188&109=1248&110=1266&111=1273&112=1282&115=1291&116=1296&117=1302&118=1305&119=1314&120=1319&122=1322&123=1324&125=1327&126=1330&128=1341&129=1343&131=1350&132=1357&133=1367&134=1380&136=1388'
+debug_info = '1=132&2=141&3=143&4=147&5=151&6=153&7=161&8=169&9=181&10=183&11=196&12=198&13=203&15=215&17=225&18=234&21=238&22=244&23=263&25=269&26=271&27=289&28=297&29=301&30=308&31=315&34=325&35=432&36=465&37=539&39=588&40=629&41=650&42=737&43=743&44=749&45=763&48=765&51=768&52=790&53=806&54=810&55=816&56=835&57=843&58=847&59=849&60=857&61=865&62=869&65=885&67=901&69=904&72=906&73=908&76=914&78=918&79=923&82=925&83=927&84=964&85=966&87=969&88=971&89=978&91=1099&92=1105&93=1107&94=1121&97=1126&98=1128&99=1162&100=1191&101=1208&102=1219&103=1221&104=1230&105=1234&106=1260&107=1274&108=1284&109=1288&110=1293&111=1320&109=1333&111=1336&112=1341&115=1346&117=1363&118=1423&119=1441&122=1447&123=1452&124=1458&125=1461&126=1470&127=1475&129=1478&130=1480&132=1483&133=1486&135=1497&136=1499&138=1506&139=1513&140=1523&141=1536&143=1544'

@@ -60,11 +60,16 @@ def fig11_rates(r: Results, baseline: Results | None = None):
         return fig
     styles = {"chunked": (BLUE, f"chunked prefill ({ra['chunk']:,}-token step budget)"),
               "unchunked": (VERMILION, "prompts prefilled alone")}
+    # a one-token request has no decode round: the second panel is the step its prompts' chunks take (no prompt
+    # prefilled alone waits in a step), and no time passes between its tokens (no P99 TBT)
+    one = bool(ra.get("one_token"))
+    stepped = ("chunked",) if one else ("chunked", "unchunked")
     for kind, (colour, label) in styles.items():
         c = ra[kind]
         rate = c["rate"]
-        ttft_ax.plot(rate, [t * 1e3 for t in c["ttft"]], color=colour, label=label)
-        tpot_ax.plot(rate, [t * 1e3 for t in c["tpot"]], color=colour, label=label)
+        ttft_ax.plot(rate, [t * 1e3 for t in c["ttft"]], color=colour, label=label if kind not in stepped else None)
+        if kind in stepped:
+            tpot_ax.plot(rate, [t * 1e3 for t in c["tpot"]], color=colour, label=label)
         # the P90 TTFT with the prompts queued for their prefills (Poisson arrivals), where it is finite
         queued = [(x, t * 1e3) for x, t in zip(rate, c.get("ttft_p90", []), strict=False) if math.isfinite(t)]
         if queued:
@@ -73,29 +78,39 @@ def fig11_rates(r: Results, baseline: Results | None = None):
             ttft_ax.plot([c["ttft_tail_rate"]], [ra["ttft_target"] * 1e3], marker="D", ms=6, color=colour,
                          mec="black", mew=0.6, ls="none", zorder=6)
         # the P99 time between tokens (a staircase without chunks: whole prefills in the gap), where it is finite
-        tail = [(x, t * 1e3) for x, t in zip(rate, c["p99"], strict=True) if math.isfinite(t)]
+        tail = [(x, t * 1e3) for x, t in zip(rate, c["p99"], strict=True) if math.isfinite(t)] if not one else []
         if tail:
             tpot_ax.plot([x for x, _ in tail], [y for _, y in tail], color=colour, lw=1.0, ls=(0, (1, 1.5)),
                          drawstyle="steps-post" if kind == "unchunked" else "default",
                          label="P99 TBT, P90 TTFT" if kind == "chunked" else None)
+        elif queued and kind == "chunked":
+            ttft_ax.plot([], [], color=colour, lw=1.0, ls=(0, (1, 1.5)), label="P90 TTFT")
         if c.get("p99_rate"):
             tpot_ax.plot([c["p99_rate"]], [ra["tpot_target"] * 1e3], marker="D", ms=6, color=colour, mec="black",
                          mew=0.6, ls="none", zorder=6, label="P99 capacity" if kind == "chunked" else None)
         for ax, y in ((ttft_ax, c["ttft"][-1]), (tpot_ax, c["tpot"][-1])):
+            if ax is tpot_ax and kind not in stepped:
+                continue
             ax.plot([rate[-1]], [y * 1e3], marker="|", ms=9, mew=1.6, color=colour, ls="none", zorder=5)
         if c["goodput"] > 0:
             for ax, y in ((ttft_ax, c["goodput_ttft"]), (tpot_ax, c["goodput_tpot"])):
+                if ax is tpot_ax and kind not in stepped:
+                    continue
                 ax.plot([c["goodput"]], [y * 1e3], marker="*", ms=10, color=colour, mec="black", mew=0.6, ls="none",
                         zorder=6, label="goodput" if kind == "chunked" and ax is tpot_ax else None)
     for ax, target, what, keys in ((ttft_ax, ra["ttft_target"], "TTFT", ("ttft", "ttft_p90")),
                                    (tpot_ax, ra["tpot_target"], "TPOT", ("tpot", "p99"))):
         if target:
             ax.axhline(target * 1e3, color=GREEN, lw=1.0, ls=(0, (4, 2)), zorder=1,
-                       label="targets" if ax is tpot_ax else None)
+                       label=("TTFT target" if one else "targets") if ax is (ttft_ax if one else tpot_ax) else None)
         ys = [y * 1e3 for k in ("chunked", "unchunked") for key in keys for y in ra[k].get(key, [])
-              if math.isfinite(y)] + ([target * 1e3] if target else [])
+              if math.isfinite(y) and (ax is ttft_ax or k in stepped and not (one and key == "p99"))] + ([target * 1e3] if target else [])
         ax.set_yscale("log")
-        ax.set_ylim(*_pad(min(ys), max(ys), 0.12, 0.12))
+        lo, hi = min(ys), max(ys)
+        if hi < 2 * lo:  # a curve nearly flat (a one-token request's step): a span of 4x, its ticks distinct
+            mid = math.sqrt(lo * hi)
+            lo, hi = mid / 2, mid * 2
+        ax.set_ylim(*_pad(lo, hi, 0.12, 0.12))
         _log_axis(ax.yaxis, minor=(2.0, 5.0))
         if max(ys) / min(ys) < 30:  # less than a decade and a half: the 2s and 5s labelled too
             from matplotlib.ticker import FuncFormatter  # here: a build whose figures are kept loads no Matplotlib
@@ -103,12 +118,16 @@ def fig11_rates(r: Results, baseline: Results | None = None):
             ax.yaxis.set_minor_formatter(FuncFormatter(lambda v, _pos: tick(v)))
         ax.set_xlim(left=0)
         ax.grid(True, which="major")
-        ax.set_ylabel(f"{what} (ms), at least" if ax is ttft_ax else "TPOT and P99 TBT (ms), at least")
+        ax.set_ylabel(f"{what} (ms), at least" if ax is ttft_ax else "a step (ms), at least" if one
+                      else "TPOT and P99 TBT (ms), at least")
         fit_left(fig, ax)
     tpot_ax.set_xlabel("requests/s arriving at one replica")
     if not narrow():
         ttft_ax.set_xlabel("requests/s arriving at one replica")
     handles, names = tpot_ax.get_legend_handles_labels()
+    if one:  # the prompts prefilled alone are drawn in the first panel only
+        more = ttft_ax.get_legend_handles_labels()
+        handles, names = [*handles, *more[0]], [*names, *more[1]]
     if narrow():
         legends_below(fig, [{"handles": handles, "labels": names, "fontsize": 7}], 0.28)
     else:
@@ -125,15 +144,25 @@ def caption11(r: Results, baseline: Results | None = None) -> str:
                     "there is no rate view.")
         return "No serving techniques at this layout: no rate view."
     ch, un = ra["chunked"], ra["unchunked"]
-    text = ("Time to first token (the first panel) and time per output token (the second) against the "
-            "requests per second arriving at one replica, at the serving shape, with chunked prefill (blue: every "
-            f"step carries up to {ra['chunk']:,} token{'' if ra['chunk'] == 1 else 's'}, the running sequences' decode tokens and a prompt chunk in "
-            "what they leave) and with each prompt "
-            "prefilled alone (vermilion: the running sequences wait for it). Solid: the steady state. Dotted: the P99 "
-            "time between tokens (without chunks a staircase of whole prefills, Poisson arrivals, prefills first as "
-            "vLLM v0 schedules them) and, in the first panel, the P90 TTFT with the prompts queued for their "
-            "prefills; diamonds: the P99 capacity (and, in the first panel, the P90 TTFT capacity where it binds). "
-            "From one GPU's ledgers at the layout, no collectives counted. ")
+    if ra.get("one_token"):  # no decode round: the second panel is the chunks' step, no time between tokens
+        text = ("Time to first token (the first panel) against the requests per second arriving at one replica, at "
+                "the serving shape, with chunked prefill (blue: every step carries up to "
+                f"{ra['chunk']:,} prompt token{'' if ra['chunk'] == 1 else 's'}) and with each prompt prefilled alone "
+                "(vermilion), and the time of a step with chunks (the second panel). A one-token request has no decode "
+                "round: no sequence runs beside the prompts, so no time passes between its tokens and no TPOT target, "
+                "cache or max_sequences limits the rate. Solid: the steady state. Dotted: the P90 TTFT with the "
+                "prompts queued for their prefills; diamonds: the P90 TTFT capacity where it binds. From one GPU's "
+                "ledgers at the layout, no collectives counted. ")
+    else:
+        text = ("Time to first token (the first panel) and time per output token (the second) against the "
+                "requests per second arriving at one replica, at the serving shape, with chunked prefill (blue: every "
+                f"step carries up to {ra['chunk']:,} token{'' if ra['chunk'] == 1 else 's'}, the running sequences' decode tokens and a prompt chunk in "
+                "what they leave) and with each prompt "
+                "prefilled alone (vermilion: the running sequences wait for it). Solid: the steady state. Dotted: the P99 "
+                "time between tokens (without chunks a staircase of whole prefills, Poisson arrivals, prefills first as "
+                "vLLM v0 schedules them) and, in the first panel, the P90 TTFT with the prompts queued for their "
+                "prefills; diamonds: the P99 capacity (and, in the first panel, the P90 TTFT capacity where it binds). "
+                "From one GPU's ledgers at the layout, no collectives counted. ")
     said: set = set()  # the limits named so far: "(the caches fill at the mean context)" once, not at each
     for name, c in (("With chunked prefill", ch), ("Prefilled alone", un)):
         if c["stop"] <= 0:
@@ -146,6 +175,8 @@ def caption11(r: Results, baseline: Results | None = None) -> str:
         else:
             text += f"no rate meets the {c['goodput_binds']}. "
     rounds = r.spec.serving.output - 1
+    if rounds < 1:
+        return text + "Rates are per replica."
     text += (f"Rates are per replica (Little's law: the sequences running are the rate times the "
              f"{rounds:,} round{'s' if rounds != 1 else ''} times the step).")
     return text
