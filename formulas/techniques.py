@@ -585,9 +585,13 @@ def chunk_budget_rate():
     """Highest arrival rate whose tokens fit the step's budget [1/s]: each step of t_s(lam) carries
     lam T_in (1 - h_p) t_s prompt tokens beside its B = lam (T_out - 1) t_s decode tokens, and the budget s_c holds
     both (vLLM's max_num_batched_tokens and Sarathi-Serve's token budget count the decode tokens first, the prompt
-    chunks fill the rest); lam (T_in (1 - h_p) + T_out - 1) t_s(lam) = s_c solved for lam (SymPy).  Past it the
-    prompts queue without end."""
-    sol = sp.solve(sp.Eq(lam * (T_in * (1 - h_p) + T_out - 1) * steady_step_time(), s_c), lam)
+    chunks fill the rest); lam (T_in (1 - h_p) + T_out - 1) t_s(lam) = n_St s_c solved for lam (SymPy).  Past it
+    the prompts queue without end.  Over a pipeline of n_St stages the steady step is a round, each stage streaming
+    its slice once per micro-batch in flight, and each of its n_St steps takes its own budget (as
+    :func:`prompt_chunk` counts a round's chunk): Llama 3.1 70B at tp 4 x pp 2 with a budget of 128 tokens read 3.0
+    requests/s from one step's budget over a round of two, where the round's 256 tokens admit 6.0 (a review of stop
+    90); n_St = 1 is one step."""
+    sol = sp.solve(sp.Eq(lam * (T_in * (1 - h_p) + T_out - 1) * steady_step_time(), parallel.n_St * s_c), lam)
     return sp.simplify(sol[0])
 
 

@@ -539,3 +539,27 @@ def test_a_one_token_requests_decode_ceilings_are_not_the_chapters(capsys, spec)
     assert main(["derive", "goodput_rate_compute", "--spec", spec, "--set", "serving.output=1", "--no-latex"]) == 0
     out = capsys.readouterr().out
     assert "as the serving chapter states it" in out and "does not state" not in out
+
+
+def test_a_prefix_hit_solved_for_recounts_what_the_windows_hold(capsys):
+    """Llama 4 Scout's 36 chunked layers (8,192-token chunks) hold none of a cached prefix once a sequence is past its
+    first chunk, so c_s, the prefix bytes a sequence still holds, grows with the hit: 6,144 B a token at h_p = 0.5,
+    9,216 at 0.8 (12k prompts, one GPU of tp 8, at the last context 12,799). Solving the prefix capacity at 0.8 for
+    h_p from the spec at 0.5 held c_s at 0.5's and found h_p = 1.2 (past 1, "no h_p reaches this value"; stop 89's
+    review: Scout 0.597 where about 0.758 gives the value); c_s recounted at each hit finds the 0.8 that gives it."""
+    sets = ["--spec", "specs/llama70b-h100-tp8.yaml", "--set", "model=llama-4-scout", "--set", "serving.prompt=12k",
+            "--set", "serving.users=16", "--context", "12799", "--no-latex"]
+    assert main(["derive", "prefix_capacity_batch", *sets, "--set", "serving.prefix_hit=0.8"]) == 0
+    out = capsys.readouterr().out
+    assert "c_s = 9216 B/token, h_p = 0.8" in out
+    value = [x for x in out.splitlines() if x.strip().startswith("B_cap,h =")][-1].split("=")[1].split()[0]
+    assert main(["derive", "prefix_capacity_batch", *sets, "--set", "serving.prefix_hit=0.5", "--for", "h_p",
+                 "--at", f"prefix_capacity_batch={value}"]) == 0
+    out = capsys.readouterr().out
+    assert "c_s = 6144 B/token, h_p = 0.5" in out
+    at_value = out.split(f"at B_cap,h = {value}")[1]  # (the spec's own value's solution comes first: 0.5)
+    roots = [float(x.split("=")[1].split()[0]) for x in at_value.splitlines()
+             if x.strip().startswith("h_p =") and "numeric root" in x]
+    assert roots == [pytest.approx(0.8, abs=1e-5)], out
+    assert "h_p = 1.2 is past 1" in at_value  # the closed form, c_s held at 0.5's
+    assert "c_s, the bytes per token of the prefix a sequence still holds, grows with the cached prefix" in out

@@ -140,7 +140,7 @@ def test_template_context_is_typed_and_every_field_is_used():
         used |= jinja2.meta.find_undeclared_variables(env.parse(source))
     names = {f.name for f in dc.fields(ReportContext)}
     assert names - used == set(), f"context fields no template reads: {sorted(names - used)}"
-    loop_vars = {"g", "ref", "n", "fr", "best", "ra", "why", "spx", "plain", "budget_words", "spec_row", "pools_row",
+    loop_vars = {"g", "ref", "n", "fr", "best", "ra", "why", "spx", "plain", "budget_words", "spec_row", "pools_row", "past",
                  "whole_prompt", "goodput_clause", "ttft_tail"}  # set inside a branch or loop; jinja2.meta reports them conservatively
     assert used - names - loop_vars == set(), f"templates read undeclared names: {sorted(used - names - loop_vars)}"
     for source in texts:  # no arithmetic inside {{ }} (formatting filters only)

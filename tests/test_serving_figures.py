@@ -261,7 +261,7 @@ def _num(expr, values: dict) -> float:
 # One GPU of Llama 3.1 70B bf16 tp 8 on H100, in round numbers: the formulas' own identities are checked, not values.
 ONE_GPU = {"N": 8.8e9, "N_e": 0.0, "N_a": 8.8e9, "N_p": 8.6e9, "L": 80, "d": 8192, "H_q": 8, "d_h": 128, "d_hp": 128,
            "V": 16032, "b": 2.0, "c": 40960.0, "a": 16384.0, "P": 989e12, "W": 3.35e12, "C": 77e9,
-           "T_in": 4096, "T_out": 512, "h_p": 0.0, "s_c": 512, "C_p": 512, "theta": 0.05}
+           "T_in": 4096, "T_out": 512, "h_p": 0.0, "s_c": 512, "C_p": 512, "theta": 0.05, "n_St": 1.0}
 
 
 def test_unchunked_steady_state_solves_its_balance():
@@ -508,7 +508,8 @@ ONE_TOKEN = SERVING_70B.replace("output: 512", "output: 1").replace("users: 128"
 @pytest.mark.parametrize("text,words", [
     (NO_FIT, ["This report's layout, 1 GPU, holds no such sequence", "no request is served"]),
     # a one-token request decodes nothing: no "0 rounds" in Little's law, no TPOT or TBT for the second panel
-    (ONE_TOKEN, ["A one-token request has no decode round", "the time of a step with chunks", "Rates are per replica."]),
+    (ONE_TOKEN, ["A one-token request has no decode round", "it has no time per output token",
+                 "the prefills back to back (one prompt every t_p)", "Rates are per replica."]),
 ])
 def test_awkward_services_draw_and_say_so(tmp_path_factory, text, words):
     r = _evaluate(tmp_path_factory, text, "awk")

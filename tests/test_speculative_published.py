@@ -293,7 +293,8 @@ def test_deepspeed_fastgen_splitfuse_against_vllm_at_a_rate():
     Sarathi-Serve's did (tests/test_techniques_published.py); and vLLM's measured 0.63/s sits within 7% of the
     every-stall rate 0.59/s.  The formula bounds both and gets the direction; the EMA's size it does not model."""
     env = {**shape(68.977e9, 80, 8192, 64, 8, 32000), "P": 4 * 312e12, "W": 4 * 2.039e12, "C": 4 * 80e9}
-    v = {"T_in": 2600, "T_out": 60, "h_p": 0.0, "s_c": 8192, "C_p": 2600, "theta": 0.25, "q_p": 0.99, "M_d": 0.0,
+    v = {"T_in": 2600, "T_out": 60, "h_p": 0.0, "s_c": 8192, "n_St": 1.0, "C_p": 2600, "theta": 0.25, "q_p": 0.99,
+         "M_d": 0.0,
          "c_d": 0.0, "c_h": env["c"], "c_s": env["c"]}  # Llama 2 70B attends to every token: a sequence holds what a step reads
     v["t_p"] = _compiled("prefill_alone_time", env, S=0, **v)
     compute = _compiled("goodput_rate_compute", env, **v)

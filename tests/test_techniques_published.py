@@ -213,7 +213,7 @@ def _p99_capacities(env, theta, lengths=CHAT_DECILES, prompt=CHAT_PROMPT, output
     below theta, checked), the request's FLOPs and bytes at the mean prompt.  Also the ratios the two earlier
     readings give: the mean-TPOT ceilings without chunks (``goodput_rate_unchunked``, ``unchunked_rate_compute``) and
     the rate where every stall counts (``stall_free_rate``)."""
-    v = {"T_in": prompt, "T_out": output, "h_p": 0.0, "s_c": 512, "C_p": 512, "theta": theta, "q_p": 0.99}
+    v = {"T_in": prompt, "T_out": output, "h_p": 0.0, "s_c": 512, "n_St": 1.0, "C_p": 512, "theta": theta, "q_p": 0.99}
     prefills = [at(_formula("prefill_alone_time"), env, S=0, **{**v, "T_in": x}) for x in lengths]
     v["t_p"] = sum(prefills) / len(prefills)
 

@@ -462,9 +462,10 @@ def test_the_chunk_is_what_the_budget_leaves_beside_the_decode_tokens():
 def test_chunk_budget_ceiling_is_one_number_and_the_lever_rows_admission_says_it_is_another():
     """DeepSeek-V3 fp8 on 16 H200 at tp 8 x pp 2, chunk 2048, its MTP draft (the committed spec's serving block):
     the goodput text's chunk-budget rate and figure 10's chunked stop are one quantity, the steady state's ceiling
-    (16.1 requests/s); the lever row's 'one chunk a step admits 20.77 requests/s' is admission at the chapter's
-    batch (986 running, a chunk of 3,110 over the round's 2 steps), while that batch retires 26.37: no steady
-    state.  Its words now say so, in the report and on the live page (rev4, task h30p)."""
+    (25.2 requests/s: a round's 2 steps of 2,048 tokens each; one step's budget read 16.1 before stop 90); the lever
+    row's 'one chunk a step admits 20.6 requests/s' is admission at the chapter's batch (986 running, a chunk of 3,110
+    over the round's 2 steps), while that batch retires 26.4: no steady state.  Its words now say so, in the report
+    and on the live page (rev4, task h30p)."""
     from shared import evaluated
 
     # with no engine limit: the engine's 256 sequences would stop the curve first (goodput_rate_engine)
@@ -474,7 +475,8 @@ def test_chunk_budget_ceiling_is_one_number_and_the_lever_rows_admission_says_it
     n, chunked = tech["numbers"], tech["rates"]["chunked"]
     assert chunked["stops_at"] == "chunk budget" and chunked["stop"] == n["chunk_budget_rate"]
     assert n["goodput_binds"] == "chunk budget" and n["goodput_rate"] == n["chunk_budget_rate"]
-    assert n["chunk_admits_rate"] > 1.2 * n["chunk_budget_rate"]  # another quantity, another value
+    # another quantity, another value (the steady ceiling counts the round's 2 x 2,048 tokens, a steady batch's)
+    assert n["chunk_budget_rate"] == pytest.approx(25.17, rel=2e-3) and n["chunk_admits_rate"] < 0.85 * n["chunk_budget_rate"]
     row = next(x for x in tech["rows"] if x["technique"] == "chunked prefill")
     assert (f"at this batch one chunk a step admits {fmt.sig3(n['chunk_admits_rate'])} requests/s per replica and the "
             f"batch retires {fmt.sig3(n['batch_retires_rate'])} requests/s, each round a mixed step at the last token (admission "
@@ -744,15 +746,60 @@ def test_a_one_token_requests_goodput_is_its_prefills():
     assert ra["chunked"]["p99_rate"] is None and ra["unchunked"]["p99_rate"] is None
     for kind in ("chunked", "unchunked"):
         assert ra[kind]["goodput_binds"] != "TPOT target", kind
-    # without chunks no decode round stands between the prefills: a plain M/D/1 queue, its P90 TTFT (t_p, plus the
-    # wait) above one prefill alone up to where the queue grows without end
+    # no time per output token, between tokens or in a stall: no array of steps no user waits on (the unchunked
+    # "round" of no sequence once read 8.6e13 s at the curve's end), and the curve without chunks stops where the
+    # prefills run back to back, 1 / t_p, named so (it was named by whichever of two equal floats was smaller)
+    for kind in ("chunked", "unchunked"):
+        assert ra[kind]["tpot"] == [] and ra[kind]["p99"] == [] and ra[kind]["goodput_tpot"] is None
+    assert ra["unchunked"]["stops_at"] == "prefills"
+    assert ra["unchunked"]["stop"] == pytest.approx(1 / ra["prefill_alone_time"], rel=1e-12)
+    # no step runs while no prompt waits: at no load the P90 TTFT is the prefill itself, with chunks and without
+    # (a vacation of one steady step added 4.7 ms to a 128-token prompt's 5.27 ms)
+    for kind in ("chunked", "unchunked"):
+        assert ra[kind]["ttft_p90"][0] == pytest.approx(ra[kind]["ttft"][0], rel=1e-3), kind
     assert ra["unchunked"]["ttft_tail_rate"] > 0
     text = words(r, "s9_serving")
     assert "is the least of the two: 14 requests/s, 1.7 per GPU, set by the compute roof" in text
-    assert "with its prompt tokens alone" in text and "sequences decoding." not in text
+    # the spec's rate against the compute roof, not a steady "step" of 5.27 ms, the weights' stream, which no step
+    # carrying a prompt takes
+    share = 5 / n["goodput_rate_compute"]
+    assert n["rate_compute_share"] == pytest.approx(share, rel=1e-12) and round(share * 100) == 37
+    assert "At the spec's 5 requests/s its prompts take 37% of its compute" in text
+    assert "a step takes" not in text and "sequences decoding." not in text
     assert "A one-token request has no decode round, so no technique of the table acts on it" in text
     assert "the decode users pay" not in text and "a round that waits for a whole prefill" not in text
-    assert "The tail: With the prompts queued" in text and "P99 capacity" not in text
+    assert "The tail: With the prompts queued" in text and "each prompt served in turn" in text
+    assert "P99 capacity" not in text and "set by the prefills back to back" in text
+
+
+def test_a_one_token_requests_prefix_cache_lifts_its_compute_roof():
+    """With half of each 4k prompt cached the prefill-only service's roof doubles or so: one GPU of tp 8 prefills the
+    uncached half, its linear layers' FLOPs halved and its attention's three quarters of the causal square (the
+    second half attends to the first), 3.713e13 FLOP where the whole prompt takes 7.289e13 (a review's hand count):
+    13.6 → 26.6 requests/s per replica at 989.4 TFLOP/s. The prefix row said only the sequences that fit, which set
+    no rate for such a request."""
+    r = evaluated("llama70b-h100-tp8.yaml", ["serving.output=1", "serving.prefix_hit=0.5"])
+    n = r.serving["techniques"]["numbers"]
+    assert n["prefix_compute_roof_before"] == pytest.approx(989.4e12 / 7.289e13, rel=2e-4)
+    assert n["goodput_rate_compute"] == pytest.approx(989.4e12 / 3.713e13, rel=2e-4)
+    (row,) = r.serving["techniques"]["rows"]
+    assert row["technique"] == "prefix caching"
+    assert "; the compute roof 14 → 27 requests/s per replica (a prompt's uncached part prefilled" in row["ends"]
+
+
+def test_a_pipelines_chunk_budget_counts_each_steps_budget():
+    """Over a pipeline the steady step is a round, each stage streaming its slice once per micro-batch, and each of the
+    round's steps takes its own budget (as the chunked row's prompt chunk counts it): Llama 3.1 70B at tp 4 x pp 2
+    with a budget of 128 tokens, one-token 4k prompts. A round streams 2 x 8.69e9 x 2 B at 3.35 TB/s = 10.38 ms (the
+    prompt tokens' own bytes add little), so 2 x 128 tokens a round admit 256 / (4,096 x 10.38 ms) = 6.0 requests/s;
+    the formula took one step's 128 and read 3.0, which became the chapter's goodput (a review of stop 90)."""
+    r = evaluated("llama70b-h100-tp8.yaml", ["serving.output=1", "parallelism.tp=4", "parallelism.pp=2",
+                                             "serving.chunk=128"])
+    n = r.serving["techniques"]["numbers"]
+    assert n["chunk_budget_rate"] == pytest.approx(6.0, rel=0.01) and n["goodput_binds"] == "chunk budget"
+    one = evaluated("llama70b-h100-tp8.yaml", ["serving.output=1", "serving.chunk=128"])  # one stage: one step's
+    assert one.serving["techniques"]["numbers"]["chunk_budget_rate"] == pytest.approx(128 / (4096 * 8.825e9 * 2
+                                                                                               / 3.35e12), rel=0.01)
 
 
 def test_a_two_token_outputs_lever_rows_never_say_zero_sequences_or_a_whole_pool():

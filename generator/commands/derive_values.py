@@ -129,8 +129,31 @@ def _window_lines(qid: str, nums: Numbers, own, unit: str) -> list[str]:
             "where the ceiling with the windowed layers meets the ridge, solved numerically, as the report states it"]
 
 
-# the serving chapter's ceilings that a decode round sets, which a one-token request has none of
-_DECODE_CEILINGS = ("goodput_rate_tpot", "goodput_rate_capacity", "goodput_rate_engine")
+# what the serving chapter states only where a request has decode rounds (a one-token request has none): the ceilings
+# a decode round sets, the chunked-prefill row's numbers (a chunk riding beside decode tokens), the rounds' stalls
+_ONE_TOKEN_UNSTATED = {
+    **dict.fromkeys(("goodput_rate_tpot", "goodput_rate_capacity", "goodput_rate_engine"),
+                    "a rate the serving chapter does not state: a one-token request has no decode round (T_out - 1 = "
+                    "0), so no sequence decodes to hold a cache, count against max_sequences or wait a TPOT; its "
+                    "goodput is the least of the compute roof and the chunk budget"),
+    **dict.fromkeys(("chunked_ttft", "prompt_chunk", "chunked_step_time", "chunked_step_intensity",
+                     "chunked_life_cost", "chunked_steps", "chunk_step_share"),
+                    "a number the serving chapter does not state: a one-token request has no decode round, so no "
+                    "chunk rides beside decode tokens (the chapter has no chunked-prefill row)"),
+    **dict.fromkeys(("stall_free_rate", "unchunked_round_time", "unchunked_stall_time", "unchunked_step_time",
+                     "goodput_rate_unchunked", "unchunked_ttft"),
+                    "a number the serving chapter does not state: a one-token request has no decode round, so no "
+                    "round runs between its prefills or stalls for one"),
+}
+
+
+def _one_token_unstated(qid: str, nums: Numbers) -> str | None:
+    """The words saying the serving chapter leaves ``qid`` out at this point, a one-token request's (None where it
+    states it, or derive is away from the spec's point)."""
+    sv = nums.spec.serving
+    if qid not in _ONE_TOKEN_UNSTATED or sv is None or sv.output > 1 or nums.overridden:
+        return None
+    return _ONE_TOKEN_UNSTATED[qid]
 
 
 def stated_at_point(qid: str, nums: Numbers, unit: str, integer: str = "") -> tuple[float | None, str, list[str]]:
@@ -143,7 +166,10 @@ def stated_at_point(qid: str, nums: Numbers, unit: str, integer: str = "") -> tu
     entry = None if nums.overridden else report_entry(qid, nums)
     if entry is None:
         lines = []
-        if nums.overridden and nums.spec.parallelism is not None and not nums.whole:
+        unstated = _one_token_unstated(qid, nums) if own is not None else None
+        if unstated is not None:  # the chapter leaves it out for a one-token request (techniques.PREFILL_CEILINGS)
+            lines.append(f"  scope: {_replica_words(nums.spec)}, {unstated}")
+        elif nums.overridden and nums.spec.parallelism is not None and not nums.whole:
             lines.append("  scope: the formula above at the inputs set with --at, one GPU's step over its slice "
                          "(the report's numbers are at its own point: run without --at for them)")
         elif own is not None and qid == "stall_free_rate" and nums.spec.serving is not None:
@@ -163,12 +189,6 @@ def stated_at_point(qid: str, nums: Numbers, unit: str, integer: str = "") -> tu
                     if nums.spec.serving is not None else f",{' the whole model' if par is not None else ''} at the "
                     "inputs above (--at)")
             row = _chunked_row_line(qid, own, nums)
-            if (qid in _DECODE_CEILINGS and nums.spec.serving is not None and nums.spec.serving.output <= 1
-                    and nums.point and not nums.overridden):
-                # the chapter leaves these out for a one-token request (techniques.PREFILL_CEILINGS)
-                row = [f"  scope: {whose}, a rate the serving chapter does not state: a one-token request has no decode "
-                       "round (T_out - 1 = 0), so no sequence decodes to hold a cache, count against max_sequences or "
-                       "wait a TPOT; its goodput is the least of the compute roof and the chunk budget"]
             lines += row or [f"  scope: {whose}{tail}"]
         return own, why, lines + window
     stated = entry.value
@@ -324,7 +344,8 @@ def _solution_numbers(sol, qsym, nums: Numbers, value, variant: str) -> list[str
         lines = [f"  with the spec: {so.expr_text(qsym)} = {value.text}{shown}"]
     found = []
     why = _numeric_reason(sol, nums)
-    held = "  (closed form, holding N and c at the spec's point)" if why else ""
+    held = ("  (closed form, holding c_s at the spec's hit)" if why.startswith("windowed or chunked")
+            else "  (closed form, holding N and c at the spec's point)" if why else "")
     for br in sol.branches:
         tag = f"[{br.label}] " if br.label else ""
         for root in br.roots:
@@ -455,7 +476,47 @@ def _numeric_reason(sol, nums: Numbers) -> str:
         return "mixture of experts: the parameters read, N, grow with the batch"
     if t == "S" and arch.local_layers(model) and sol.rhs.has(_sym("c")) and "c" not in nums.overridden:
         return "sliding-window layers: the KV bytes per token, c, shrink with the context"
+    if _prefix_held_of(sol, nums) is not None:
+        return ("windowed or chunked layers: c_s, the bytes per token of the prefix a sequence still holds, grows with "
+                "the cached prefix h_p T_in")
     return ""
+
+
+def _prefix_held_of(sol, nums: Numbers):
+    """c_s as a function of the hit h_p where it depends on it (a model with windowed or chunked layers: a longer
+    cached prefix reaches further into the windows), for ``prefix_capacity_batch`` at its context and
+    ``goodput_rate_capacity`` averaged over the request's decode contexts, each scaled as the spec's own c_s is (a
+    stage's share of the cache); None where c_s does not move with h_p or is set by hand.  The review of stop 89:
+    ``derive prefix_capacity_batch --for h_p`` held c_s at the spec's hit and solved Llama 4 Scout to 0.597 where
+    about 0.758 gives the value."""
+    from genreport.formulas.architecture import bounded_layers
+    from genreport.model.serving import prefix_held_c
+
+    sv, vals = nums.spec.serving, nums.values
+    if (sol.target.name != "h_p" or sv is None or "c_s" not in vals or "c_s" in nums.overridden
+            or not sol.rhs.has(_sym("c_s")) or not bounded_layers(nums.spec.model)
+            or sol.qid not in ("prefix_capacity_batch", "goodput_rate_capacity")):
+        return None
+    env, prompt = nums.env_obj, float(sv.prompt)
+    if sol.qid == "prefix_capacity_batch":
+        if "S" in nums.overridden or "c" in nums.overridden:
+            return None
+        context, c = float(np.ravel(vals["S"])[0]), float(np.ravel(vals["c"])[0])
+
+        def base(x):
+            return prefix_held_c(env, context, prompt * x, c)
+    else:  # prefix_held_mean_c's mean over the decode contexts, the cache held there counted once for every hit
+        from genreport.model.serving import _prefix_share
+
+        contexts = np.arange(sv.prompt + 1, sv.prompt + sv.output, dtype=float)
+        held = np.asarray(env.at(context=contexts)["c"], dtype=float) * np.ones_like(contexts)
+
+        def base(x):
+            return float(np.mean(held * _prefix_share(env.model, contexts, prompt * x)))
+    own = base(sv.prefix_hit) if sv.prefix_hit > 0 else None
+    spec_cs = float(np.ravel(vals["c_s"])[0])
+    ratio = spec_cs / own if own else 1.0  # the stage's share, as the spec's own c_s takes it
+    return lambda x: ratio * base(float(x))
 
 
 def _expansion_warning(sol, nums: Numbers) -> str:
@@ -490,6 +551,13 @@ def _numeric(sol, nums: Numbers, vals: dict) -> list[float]:
     fn = sp.lambdify(free, eq, "numpy")
     t = sol.target.name
     env_obj, params = nums.env_obj, nums.params
+    held_of = _prefix_held_of(sol, nums)
+    if held_of is not None:  # c_s moves with the hit: a share's roots, c_s recounted at each (a scalar search)
+        def g(x: float) -> float:
+            v = {**vals, t: x, "c_s": held_of(x)}
+            return float(np.ravel(fn(*[v[s.name] for s in free]))[0])
+
+        return share_roots(g)
 
     def inputs(x):
         if t == "B":
@@ -507,3 +575,34 @@ def _numeric(sol, nums: Numbers, vals: dict) -> list[float]:
         return fn(*[v[s.name] for s in free])
 
     return numeric_roots(f)
+
+
+def share_roots(g, points: int = 96, iterations: int = 60) -> list[float]:
+    """Roots in (0, 1) of a scalar ``g`` (a share's equation whose inputs are recounted at each value, so not
+    vectorised): a scan of ``points`` values spaced evenly in the log-odds from 1e-6 to 1 - 1e-6 and a bisection of
+    each sign change, dropping those across a pole (where |g| grows instead of vanishing)."""
+    z = np.linspace(-13.8, 13.8, points)
+    x = 1 / (1 + np.exp(-z))
+    with np.errstate(all="ignore"):
+        y = np.array([g(float(v)) for v in x])
+    roots = []
+    for i in range(points - 1):
+        a, b, fa, fb = float(x[i]), float(x[i + 1]), y[i], y[i + 1]
+        if not (np.isfinite(fa) and np.isfinite(fb)) or fa * fb > 0:
+            continue
+        if fa == 0:
+            roots.append(a)
+            continue
+        for _ in range(iterations):
+            mid = 0.5 * (a + b)
+            fm = g(mid)
+            if not np.isfinite(fm):
+                break
+            if np.sign(fm) == np.sign(fa):
+                a, fa = mid, fm
+            else:
+                b = mid
+        if abs(g(0.5 * (a + b))) <= max(abs(y[i]), abs(y[i + 1])):  # not a pole
+            roots.append(0.5 * (a + b))
+    return roots
+

@@ -621,8 +621,9 @@ def load_report(path: Path, overrides: list[str] | tuple[str, ...] = (), strict:
                                  else ("engine", "max_batched_tokens"),
                                  f"a step budget of {step_tokens:,} token{'' if step_tokens == 1 else 's'} is below the "
                                  f"{seqs:,} sequences the engine runs at once (engine.max_sequences): vLLM refuses a "
-                                 "max_num_batched_tokens below max_num_seqs, and a batch that fills the budget with its "
-                                 "decode tokens admits no prompt chunk",
+                                 "max_num_batched_tokens below max_num_seqs"
+                                 + (", and a batch that fills the budget with its decode tokens admits no prompt chunk"
+                                    if serving.output > 1 else ""),
                                  f"raise it to at least {seqs:,}, or lower engine.max_sequences", severity="warning")])[0])
     kept = dataclasses.replace(hw, **reserve).kept if hw is not None else 0.0  # the memory beside the reserve
     if hw is not None and not kept > 0:  # a size at least the card's memory

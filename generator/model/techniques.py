@@ -96,7 +96,8 @@ def _inputs(r, batch: float, context: float) -> dict:
         env.update({k: float(np.ravel(np.asarray(v, dtype=float))[0])
                     for k, v in round_values(r.envs[r.lead], float(context), tc).items()})
     spec_ = sv.speculative
-    env.update({**request_inputs(sv), "n_S": 1.0,
+    # n_St: the stages a round steps through, each step with its own budget (chunk_budget_rate)
+    env.update({**request_inputs(sv), "n_S": 1.0, "n_St": float(r.spec.parallelism.pp if r.spec.parallelism else 1),
                 "p_a": spec_.acceptance if spec_ else 0.5, "k_d": float(spec_.draft_tokens) if spec_ else 1.0,
                 "n_v": float(spec_.verified) if spec_ else 2.0})
     env["M_d"], env["c_d"] = draft_memory(r.spec, context)
@@ -849,6 +850,8 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
     if sv.rate is not None:
         env_s["lam"] = sv.rate
         t_s = physical("steady_step_time", _eval(r, "steady_step_time", env_s), "")[0]
+        if one_token and numbers.get("goodput_rate_compute"):  # the share of the compute its prompts take
+            numbers["rate_compute_share"] = sv.rate / numbers["goodput_rate_compute"]
         numbers.update({"rate": sv.rate, "steady_step_time": t_s if t_s is not None and t_s > 0 else None,
                         "steady_concurrency": sv.rate * (sv.output - 1) * t_s if t_s and t_s > 0 else None})
 
@@ -877,12 +880,21 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
         if b_p0 is not None:
             ends += (f"; a replica's compute keeps {b_p0:,} → {b_p1:,} sequences at the TPOT target with their "
                      "prompts' prefills (the compute batch above counts the hit)")
+        roof0 = None
+        if one_token and numbers.get("goodput_rate_compute"):  # a prefill-only service: the cache lifts its roof
+            roof0 = physical("goodput_rate_compute", _eval(r, "goodput_rate_compute", {
+                **env_s, "h_p": 0.0, "d_hp": prompt_head_dim(r, float(sv.prompt), 0.0)}), "")[0]
+            roof0 = roof0 if roof0 is not None and roof0 > 0 else None
+            if roof0 is not None:
+                ends += (f"; the compute roof {fmt.num(roof0)} → {fmt.num(numbers['goodput_rate_compute'])} "
+                         "requests/s per replica (a prompt's uncached part prefilled, the goodput's ceiling below)")
         rows.append({"technique": "prefix caching", "setting": f"{_pool_share(sv.prefix_hit)} of each prompt cached",
                      "ttft": (ttft, ttft_h), "tpot": (tpot, tpot), "per_gpu": (per_gpu, per_gpu),
                      "usd": (usd, usd), "gain": ttft / ttft_h, "ends": ends,
                      "note": "TTFT: the prompt's uncached part alone at the layout, its weights still read once"})
         numbers.update({"prefix_capacity_before": cap0, "prefix_capacity_after": cap1, "prefix_ttft": ttft_h,
-                        "prefix_prefill": busy_h, "prefix_compute_batch_before": b_p0})
+                        "prefix_prefill": busy_h, "prefix_compute_batch_before": b_p0,
+                        **({"prefix_compute_roof_before": roof0} if roof0 is not None else {})})
 
     # prefill/decode disaggregation (none where a request generates one token: its first token is the prefill's, no
     # decode pool has work, as plan --disaggregate refuses --output 1; a review found "min(48, ∞) requests/s" and
@@ -1564,6 +1576,8 @@ def rate_curves(r, budget: float | None, kv_rate: float | None, held_mean: float
             t, busy, ttft = steady_at if steady_at is not None else (float(np.ravel(x)[0]) for x in chunked(lam))
             if not (math.isfinite(t) and math.isfinite(ttft)):
                 return math.inf
+            if one_token:  # no decode round: no step runs while no prompt waits (the server idles)
+                t = 0.0
             if spread:  # each length's chunked prefill beside the running sequences, the queue over the lengths
                 services = []
                 for x in classes:
@@ -1678,6 +1692,9 @@ def rate_curves(r, budget: float | None, kv_rate: float | None, held_mean: float
             limits["chunk budget"] = budget if budget is not None else 0.0
             if limits["chunk budget"] >= min(limits["compute"], limits["memory"]) * (1 - 1e-9):
                 limits["chunk budget"] = math.inf
+        elif one_token:  # no decode round: the server prefills one prompt after another, at most 1 / t_p (the
+            # compute's and the bandwidth's limits both, which differ only in the arithmetic's last bits)
+            limits = {"prefills": 1.0 / t_p if t_p > 0 else 0.0}
         else:
             limits = {"compute": positive("unchunked_rate_compute"), "memory": positive("unchunked_rate_memory")}
         edge = min(limits.values())
@@ -1776,6 +1793,11 @@ def rate_curves(r, budget: float | None, kv_rate: float | None, held_mean: float
                 extra["p99_whole_prompt"] = extra["p99_chunk"] >= x * (1 - sv.prefix_hit)
                 if spread:
                     extra["p99_prompt"] = x if k >= 0 else None
+        if one_token:  # no decode round: no time per output token, between tokens or in a stall (the steps the
+            # prompts' tokens are spread over in the steady state are no step a user waits on)
+            tpot, p99, stall, good_tpot = np.array([]), np.array([]), np.array([]), None
+            extra.pop("ttft_queued", None)
+            extra.pop("stall_free", None)
         curves[kind] = {**extra, "p99": [float(x) for x in p99], "p99_rate": p99_rate, "p99_binds": p99_binds,
                         "ttft_p90": [float(x) for x in ttft_p90], "ttft_tail_rate": ttft_rate,
                         "ttft_tail_binds": ttft_binds,
@@ -1783,7 +1805,8 @@ def rate_curves(r, budget: float | None, kv_rate: float | None, held_mean: float
                         "ttft": [float(x) for x in ttft], "stall": [float(x) for x in stall],
                         "running": [float(x) for x in busy], "stop": float(stop), "stops_at": stop_by,
                         "limits": {k: (float(v) if math.isfinite(v) else None) for k, v in limits.items()},
-                        "goodput": float(goodput), "goodput_binds": binds, "goodput_tpot": good_tpot,
+                        "goodput": float(goodput), "goodput_binds": binds,
+                        "goodput_tpot": float(good_tpot) if good_tpot is not None else None,
                         "goodput_ttft": good_ttft}
     lengths = {"prompt_spread": sv.prompt_spread, "prompt_classes": [float(x) for x in classes],
                "prefill_classes": [float(x) for x in prefills],

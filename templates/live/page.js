@@ -323,7 +323,7 @@ const GR_PAGE = (function () {
         }
       });
     }
-    serving(root, res, inp, t, active, keepsBuilt);
+    const shape = serving(root, res, inp, t, active, keepsBuilt);
     if (typeof GR_FIGS !== "undefined" && GR_FIGS.live) GR_FIGS.live(root, active ? {res: res, inp: inp, t: t} : null);
     root.querySelectorAll("[data-static]").forEach(function (el) {
       el.classList.toggle("stale", active);
@@ -336,14 +336,27 @@ const GR_PAGE = (function () {
       if (reframed) el.setAttribute("title", "for the layout as built: run the command for this layout's");
       else el.removeAttribute("title");
     });
+    // the serving chapter's words for a request with decode rounds, or for a one-token one (data-shape): dimmed where
+    // the what-if's request is the other kind
+    root.querySelectorAll("[data-shape]").forEach(function (el) {
+      if (el.closest("[data-static]")) return;
+      if (active && shape !== null && el.getAttribute("data-shape") !== shape) {
+        el.classList.add("stale");
+        el.setAttribute("title", "for the request as built: its words do not hold for this what-if's output tokens");
+      } else if (!(reframed && el.closest("[data-frame]"))) {
+        el.classList.remove("stale");
+        el.removeAttribute("title");
+      }
+    });
     root.documentElement.classList.toggle("whatif-live", active);
     return {errors: applied.errors, inputs: inp, results: res, count: count, reframed: reframed};
   }
 
-  /** The serving chapter's numbers (techniques.js): its data-sv spans, lever rows and goodput sentence. */
+  /** The serving chapter's numbers (techniques.js): its data-sv spans, lever rows and goodput sentence; the kind of
+   * request they describe ("prefill": one output token; "decode"), null where the page has none. */
   function serving(root, res, inp, t, active, keepsBuilt) {
     const sv = typeof GR_SERVING !== "undefined" ? GR_SERVING.compute(res, inp, t) : null;
-    if (!sv) return;
+    if (!sv) return null;
     const n = sv.numbers, fmt = {integer: F.integer, nearest: F.nearest, num: F.num, time: F.time, f2: x => F.format(x, ".2f"),
       rps: x => F.num(x) + " requests/s", kib: F.kib, tokens: x => F.integer(x) + (x === 1 ? " token" : " tokens")}, usd = x => x !== null ? F.sig3(x) : "—";
     // no sequence fits at the what-if: the chapter's techniques have no numbers (Python states none), so the page's
@@ -384,17 +397,21 @@ const GR_PAGE = (function () {
     });
     const gpus = n.replica_gpus, dp = inp.parallelism.dp || 1, g = n.goodput_rate, st = n.steady_step_time;
     const noun = inp.hardware.noun || "GPU";
+    // past the goodput: no engine holds that steady state (the template's "past")
+    const past = g && n.rate > g ? ", past the " + (F.num(g) === F.num(n.rate) ? F.format(g, ".6g") : F.num(g))
+      + " requests/s the " + n.goodput_binds + " allows: no engine holds that steady state" : "";
     const clause = "The goodput of one replica" + (gpus > 1 ? " (" + gpus + " " + noun + "s, each computing its slice of every "
       + "request)" : dp > 1 ? " (one " + noun + ", one of " + dp + " replicas)" : "") + ", in the steady state of one " + noun
       + "'s ledgers (no collectives), is the least of the " + (n.prefill_only ? "two" : "goodput_rate_engine" in n ? "five" : "four") + ": "
       + (g ? "<strong>" + F.num(g) + " requests/s</strong>" + (gpus > 1 ? ", " + F.num(n.goodput_rate_per_gpu)
         + " per " + noun : "") + ", set by the " + n.goodput_binds : n.goodput_binds === "TPOT target"
         ? "none: the target is below the weights' stream time" : "none: the " + n.goodput_binds + " allows no rate")
-      + "." + ("rate" in n ? " At the spec's " + F.num(n.rate) + " requests/s a step takes " + (st ? F.time(st) + (n.prefill_only ? " with its prompt tokens alone"
-        : " with " + F.num(n.steady_concurrency) + " sequences decoding") + (g && n.rate > g ? ", past the " + (F.num(g) === F.num(n.rate) ? F.format(g, ".6g") : F.num(g)) + " requests/s the "
-        + n.goodput_binds + " allows: no engine holds that steady state" : "") : "no steady time: the rate is past what the memory allows")
-        + "." : "");
+      + "." + ("rate" in n ? " At the spec's " + F.num(n.rate) + " requests/s " + (n.prefill_only
+        ? "its prompts take " + F.share(n.rate_compute_share) + " of its compute (λ F<sub>r</sub> / P)" + past
+        : "a step takes " + (st ? F.time(st) + " with " + F.num(n.steady_concurrency) + " sequences decoding" + past
+          : "no steady time: the rate is past what the memory allows")) + "." : "");
     root.querySelectorAll("[data-live=sv_goodput]").forEach(function (el) { if (sv.holds) el.innerHTML = clause; });
+    return sv.holds ? (n.prefill_only ? "prefill" : "decode") : null;
   }
 
   /** "bf16", or "weights int4 (group 128), KV bf16, compute bf16" (Precision.label). */

@@ -357,7 +357,7 @@ const GR_SERVING = (() => {
     const cH = heldMeanC(lead, m, sv.prompt, sv.output);  // what a sequence holds: the KV cache room's c_h
     const cS = prefixHeldMeanC(lead, m, sv.prompt, sv.output, sv.prompt * sv.prefix_hit);  // of it its prefix's: c_s
     const inputs = function (b, s) {
-      const v = Object.assign(lead.at(b, s), request, {n_S: 1.0, p_a: sp ? sp.acceptance : 0.5,
+      const v = Object.assign(lead.at(b, s), request, {n_S: 1.0, n_St: par.pp || 1, p_a: sp ? sp.acceptance : 0.5,
         k_d: sp ? sp.draft_tokens : 1.0, n_v: nV}, mem, {c_h: cH, c_s: cS});
       // the prompt tokens' head dim over the uncached prompt (techniques.prompt_head_dim): MLA's prefill form, else
       // the unwindowed d_h times the prefill's attended fraction, not the decode context's window share
@@ -623,6 +623,7 @@ const GR_SERVING = (() => {
     if (sv.rate !== null) {
       es.lam = sv.rate;
       const ts = phys("steady_step_time", call("steady_step_time", es)), ok = ts !== null && ts > 0;
+      if (sv.output <= 1 && n.goodput_rate_compute) n.rate_compute_share = sv.rate / n.goodput_rate_compute;
       Object.assign(n, {rate: sv.rate, steady_step_time: ok ? ts : null,
         steady_concurrency: ok ? sv.rate * (sv.output - 1) * ts : null});
     }
@@ -640,16 +641,26 @@ const GR_SERVING = (() => {
       const c0 = fits({h_p: 0.0}), c1 = fits({});
       // the compute batch of whole prompts and of their uncached parts (the chapter's), where the chapter states one
       const bP0 = sv.tpot !== null && out.compute_batch !== null ? promptsWhole : null;
+      // a prefill-only service (one output token): the compute roof of whole prompts beside the cached ones'
+      let roof0 = null;
+      if (sv.output <= 1 && n.goodput_rate_compute) {
+        const x = phys("goodput_rate_compute", call("goodput_rate_compute", Object.assign({}, es,
+          {h_p: 0.0, d_hp: M.prefillHeadDim(m, lead.values.d_h, sv.prompt, null, 0.0)})));
+        roof0 = x !== null && x > 0 ? x : null;
+      }
       levers.push({technique: "prefix caching", setting: poolShare(sv.prefix_hit) + " of each prompt cached",
         ttft: [ttft, ttftH], tpot: [tp0, tp0], per_gpu: [gpu0, gpu0], usd: [usd0, usd0],
         ends: "sequences that fit per replica at the last context (" + commas(last) + " tokens): " + commas(c0 || 0) + " → "
           + commas(c1 || 0) + (cSl > 0 ? " (the shared prefix held once)"
             : " (no layer still holds the prefix at that context: its windows have passed it)") + (bP0 === null ? "" : "; a replica's compute keeps "
           + commas(bP0) + " → " + commas(out.compute_batch) + " sequences at the TPOT target with their prompts' "
-          + "prefills (the compute batch above counts the hit)"),
+          + "prefills (the compute batch above counts the hit)") + (roof0 === null ? "" : "; the compute roof "
+          + F.num(roof0) + " → " + F.num(n.goodput_rate_compute) + " requests/s per replica (a prompt's uncached part "
+          + "prefilled, the goodput's ceiling below)"),
         note: "TTFT: the prompt's uncached part alone at the layout, its weights still read once"});
       Object.assign(n, {prefix_capacity_before: c0, prefix_capacity_after: c1, prefix_ttft: ttftH, prefix_prefill: busyH,
         prefix_compute_batch_before: bP0});
+      if (roof0 !== null) n.prefix_compute_roof_before = roof0;
     }
 
     // none where a request generates one token: no decode pool has work (techniques.report)

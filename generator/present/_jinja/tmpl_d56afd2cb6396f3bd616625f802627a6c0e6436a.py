@@ -926,7 +926,7 @@ def root(context, missing=missing):
                 yield '</div>'
             if t_15(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_chunked')):
                 pass
-                yield '<p data-frame>Chunked prefill: a '
+                yield '<p data-frame data-shape="decode">Chunked prefill: a '
                 if (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk_steps') > 1):
                     pass
                     yield 'round'
@@ -970,6 +970,7 @@ def root(context, missing=missing):
                 yield ' and $/M take the mean round, its TPOT the mixed step a token waits on:</p>\n<div class="static-fx" data-static>'
                 yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_chunked_life'), False))
                 yield '</div>'
+            l_1_past = resolve('past')
             t_18 = []
             pass
             t_18.append(
@@ -1036,54 +1037,61 @@ def root(context, missing=missing):
             )
             if ('rate' in environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers')):
                 pass
-                t_18.extend((
-                    " At the spec's ",
-                    escape(t_10(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'rate'))),
-                    ' requests/s a step takes ',
-                ))
-                if environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'steady_step_time'):
+                t_19 = []
+                pass
+                if ((not t_16(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_rate'))) and (environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'rate') > environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_rate'))):
                     pass
-                    t_18.extend((
-                        escape(t_14(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'steady_step_time'))),
-                        ' ',
-                    ))
-                    if context.call(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'get'), 'prefill_only'):
+                    t_19.append(
+                        ', past the ',
+                    )
+                    if (t_10(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_rate')) == t_10(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'rate'))):
                         pass
-                        t_18.append(
-                            'with its prompt tokens alone',
+                        t_19.append(
+                            escape(t_3('%.6g', environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_rate'))),
                         )
                     else:
                         pass
-                        t_18.extend((
-                            'with ',
-                            escape(t_10(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'steady_concurrency'))),
-                            ' sequences decoding',
-                        ))
-                    if ((not t_16(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_rate'))) and (environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'rate') > environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_rate'))):
-                        pass
-                        t_18.append(
-                            ', past the ',
+                        t_19.append(
+                            escape(t_10(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_rate'))),
                         )
-                        if (t_10(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_rate')) == t_10(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'rate'))):
-                            pass
-                            t_18.append(
-                                escape(t_3('%.6g', environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_rate'))),
-                            )
-                        else:
-                            pass
-                            t_18.append(
-                                escape(t_10(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_rate'))),
-                            )
-                        t_18.extend((
-                            ' requests/s the ',
-                            escape(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_binds')),
-                            ' allows: no engine holds that steady state',
-                        ))
+                    t_19.extend((
+                        ' requests/s the ',
+                        escape(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_binds')),
+                        ' allows: no engine holds that steady state',
+                    ))
+                l_1_past = (Markup if context.eval_ctx.autoescape else identity)(concat(t_19))
+                t_18.extend((
+                    " At the spec's ",
+                    escape(t_10(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'rate'))),
+                    ' requests/s ',
+                ))
+                if context.call(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'get'), 'prefill_only'):
+                    pass
+                    t_18.extend((
+                        'its prompts take ',
+                        escape(t_12(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'rate_compute_share'))),
+                        ' of its compute (λ F<sub>r</sub> / P)',
+                        escape((undefined(name='past') if l_1_past is missing else l_1_past)),
+                    ))
                 else:
                     pass
                     t_18.append(
-                        'no steady time: the rate is past what the memory allows',
+                        'a step takes ',
                     )
+                    if environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'steady_step_time'):
+                        pass
+                        t_18.extend((
+                            escape(t_14(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'steady_step_time'))),
+                            ' with ',
+                            escape(t_10(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'steady_concurrency'))),
+                            ' sequences decoding',
+                            escape((undefined(name='past') if l_1_past is missing else l_1_past)),
+                        ))
+                    else:
+                        pass
+                        t_18.append(
+                            'no steady time: the rate is past what the memory allows',
+                        )
                 t_18.append(
                     '.',
                 )
@@ -1093,9 +1101,10 @@ def root(context, missing=missing):
             l_0_goodput_clause = (Markup if context.eval_ctx.autoescape else identity)(concat(t_18))
             context.vars['goodput_clause'] = l_0_goodput_clause
             context.exported_vars.add('goodput_clause')
+            l_1_past = missing
             if (t_15(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_goodput')) and context.call(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'get'), 'prefill_only')):
                 pass
-                yield "<p>Continuous batching in steady state, for a request that leaves with its first token: requests arriving at λ per second keep\nλ (T<sub>out</sub> − 1) t<sub>s</sub> = 0 sequences decoding (Little's law), so neither the TPOT target, the KV cache room nor the engine's max_sequences sets a rate: the replica only prefills, and the highest rate its compute allows (λ F<sub>r</sub> = P, a request's\nFLOPs F<sub>r</sub> those of its prompt's prefill"
+                yield '<p data-shape="prefill">Continuous batching in steady state, for a request that leaves with its first token: requests arriving at λ per second keep\nλ (T<sub>out</sub> − 1) t<sub>s</sub> = 0 sequences decoding (Little\'s law), so neither the TPOT target, the KV cache room nor the engine\'s max_sequences sets a rate: the replica only prefills, and the highest rate its compute allows (λ F<sub>r</sub> = P, a request\'s\nFLOPs F<sub>r</sub> those of its prompt\'s prefill'
                 if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'prefix_hit'):
                     pass
                     yield ', the '
@@ -1103,7 +1112,7 @@ def root(context, missing=missing):
                     yield ' the prefix cache leaves'
                 yield ') is</p>\n<div class="static-fx" data-static>'
                 yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_goodput'), False))
-                yield '</div>\n<p>Beside it stands the chunk budget (<span data-sv="numbers.chunk_budget_rate" data-f="rps" data-none="none">'
+                yield '</div>\n<p data-shape="prefill">Beside it stands the chunk budget (<span data-sv="numbers.chunk_budget_rate" data-f="rps" data-none="none">'
                 if (not t_16(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'chunk_budget_rate'))):
                     pass
                     yield escape(t_10(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'chunk_budget_rate')))
@@ -1122,9 +1131,9 @@ def root(context, missing=missing):
                 yield '</p>'
             elif t_15(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_goodput')):
                 pass
-                yield '<p>Continuous batching in steady state: requests arriving at λ per second keep\nλ (T<sub>out</sub> − 1) t<sub>s</sub> sequences decoding (Little\'s law), so the memory ledger of a step grows with its own length; the\nhighest rate whose step meets the TPOT target is</p>\n<div class="static-fx" data-static>'
+                yield '<p data-shape="decode">Continuous batching in steady state: requests arriving at λ per second keep\nλ (T<sub>out</sub> − 1) t<sub>s</sub> sequences decoding (Little\'s law), so the memory ledger of a step grows with its own length; the\nhighest rate whose step meets the TPOT target is</p>\n<div class="static-fx" data-static>'
                 yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_goodput'), False))
-                yield '</div>\n<p>'
+                yield '</div>\n<p data-shape="decode">'
                 if environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'tpot_streamed'):
                     pass
                     yield '<span data-static>Here '
@@ -1223,7 +1232,7 @@ def root(context, missing=missing):
             context.exported_vars.add('ra')
             if (undefined(name='ra') if l_0_ra is missing else l_0_ra):
                 pass
-                l_0_why = {'compute': 'the compute roof', 'memory': 'the bandwidth', 'chunk budget': 'the chunk budget', 'capacity': 'the KV cache room', 'engine': "the engine's max_sequences", 'TPOT target': 'the TPOT target', 'TTFT target': 'the TTFT target'}
+                l_0_why = {'compute': 'the compute roof', 'memory': 'the bandwidth', 'prefills': 'the prefills back to back', 'chunk budget': 'the chunk budget', 'capacity': 'the KV cache room', 'engine': "the engine's max_sequences", 'TPOT target': 'the TPOT target', 'TTFT target': 'the TTFT target'}
                 context.vars['why'] = l_0_why
                 context.exported_vars.add('why')
                 yield '<p data-static>Figure '
@@ -1232,13 +1241,18 @@ def root(context, missing=missing):
                 yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
                 yield "'s ledgers (no collectives); in the steady state\nwith "
                 yield escape(t_6(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunk')))
-                yield '-token chunks the highest rate whose steady '
+                yield '-token chunks the highest rate '
                 if environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'one_token'):
                     pass
-                    yield 'TTFT meets its target'
+                    if environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'ttft_target'):
+                        pass
+                        yield 'whose steady TTFT meets its target'
+                    else:
+                        pass
+                        yield 'of the steady state'
                 else:
                     pass
-                    yield 'TTFT and TPOT meet the targets'
+                    yield 'whose steady TTFT and TPOT meet the targets'
                 if (environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'one_token') and (not (environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'ttft_target') and (not t_16(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'ttft_tail_rate')))))):
                     pass
                 else:
@@ -1283,38 +1297,38 @@ def root(context, missing=missing):
                 yield '.</p>\n'
                 yield escape(context.call((undefined(name='figure') if l_0_figure is missing else l_0_figure), (undefined(name='figs') if l_0_figs is missing else l_0_figs), 'fig11-rates'))
                 yield '\n'
-                t_19 = []
+                t_20 = []
                 pass
                 if (environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'ttft_target') and (not t_16(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'ttft_tail_rate')))):
                     pass
-                    t_19.append(
+                    t_20.append(
                         'With the prompts queued for their prefills (an ',
                     )
                     if t_15(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'prompt_classes')):
                         pass
-                        t_19.append(
+                        t_20.append(
                             'M/G/1',
                         )
                     else:
                         pass
-                        t_19.append(
+                        t_20.append(
                             'M/D/1',
                         )
-                    t_19.append(
-                        ' queue whose server ',
+                    t_20.append(
+                        ' queue',
                     )
                     if environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'one_token'):
                         pass
-                        t_19.append(
-                            'idles without chunks (no decode round) and leaves for a plain step with chunks',
+                        t_20.append(
+                            ', each prompt served in turn, whose server idles whenever none waits: no decode round runs between the prefills; an engine that batches short prompts into one pass does better',
                         )
                     else:
                         pass
-                        t_19.append(
-                            'leaves for a round, or a plain step with chunks,',
+                        t_20.append(
+                            ' whose server leaves for a round, or a plain step with chunks, whenever none waits',
                         )
-                    t_19.extend((
-                        ' whenever none waits) the P90 TTFT meets ',
+                    t_20.extend((
+                        ') the P90 TTFT meets ',
                         escape(t_14(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'ttft_target'))),
                         '\nup to <strong>',
                         escape(t_10(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'ttft_tail_rate'))),
@@ -1324,13 +1338,13 @@ def root(context, missing=missing):
                     ))
                     if ((environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'ttft_tail_binds') != 'P90 TTFT target') and (environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'ttft_tail_binds') != 'P90 TTFT target')):
                         pass
-                        t_19.append(
+                        t_20.append(
                             ', where the curves stop: the TTFT tail does not bind',
                         )
-                    t_19.append(
+                    t_20.append(
                         '.',
                     )
-                l_0_ttft_tail = (Markup if context.eval_ctx.autoescape else identity)(concat(t_19))
+                l_0_ttft_tail = (Markup if context.eval_ctx.autoescape else identity)(concat(t_20))
                 context.vars['ttft_tail'] = l_0_ttft_tail
                 context.exported_vars.add('ttft_tail')
                 if ((environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'one_token') and environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'ttft_target')) and (not t_16(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'ttft_tail_rate')))):
@@ -1358,11 +1372,11 @@ def root(context, missing=missing):
                         yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
                         yield "'s slice"
                     yield ', no collectives); a gap of t<sub>r</sub> + k t<sub>p</sub> meets θ while\nk ≤ m<sub>s</sub> = ⌊(θ − t<sub>r</sub>) / t<sub>p</sub>⌋, so the P99 capacity is the highest λ with P(K ≤ m<sub>s</sub>) ≥ 0.99, solved numerically\n(where no prefill fits a gap it is λ t<sub>r</sub>(λ) = −ln 0.99). With chunks the tail is a step with a full chunk'
-                    t_20 = []
+                    t_21 = []
                     pass
                     if (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk_steps') > 1):
                         pass
-                        t_20.extend((
+                        t_21.extend((
                             "round's ",
                             escape(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk_steps')),
                             ' steps of ',
@@ -1371,11 +1385,11 @@ def root(context, missing=missing):
                         ))
                     else:
                         pass
-                        t_20.extend((
+                        t_21.extend((
                             escape(t_6(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunk'))),
                             '-token budget',
                         ))
-                    l_0_budget_words = (Markup if context.eval_ctx.autoescape else identity)(concat(t_20))
+                    l_0_budget_words = (Markup if context.eval_ctx.autoescape else identity)(concat(t_21))
                     context.vars['budget_words'] = l_0_budget_words
                     context.exported_vars.add('budget_words')
                     if environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'p99_plain'):
@@ -1549,4 +1563,4 @@ def root(context, missing=missing):
         yield '</section>\n'
 
 blocks = {}
-debug_info = '1=132&2=141&3=143&4=147&5=151&6=153&7=161&8=169&9=181&10=183&11=196&12=198&13=203&15=215&17=225&18=234&21=238&22=244&23=263&25=269&26=271&27=289&28=297&29=301&30=308&31=315&34=325&35=432&36=465&37=539&39=588&40=629&41=650&42=737&43=743&44=749&45=763&48=765&51=768&52=790&53=806&54=810&55=816&56=835&57=843&58=847&59=849&60=857&61=865&62=869&65=885&67=901&69=904&72=906&73=908&76=914&78=918&79=923&82=925&83=927&84=964&85=966&87=969&88=971&89=978&91=1099&92=1105&93=1107&94=1121&97=1126&98=1128&99=1162&100=1191&101=1208&102=1219&103=1221&104=1230&105=1234&106=1260&107=1274&108=1284&109=1288&110=1293&111=1320&109=1333&111=1336&112=1341&115=1346&117=1363&118=1423&119=1441&122=1447&123=1452&124=1458&125=1461&126=1470&127=1475&129=1478&130=1480&132=1483&133=1486&135=1497&136=1499&138=1506&139=1513&140=1523&141=1536&143=1544'
+debug_info = '1=132&2=141&3=143&4=147&5=151&6=153&7=161&8=169&9=181&10=183&11=196&12=198&13=203&15=215&17=225&18=234&21=238&22=244&23=263&25=269&26=271&27=289&28=297&29=301&30=308&31=315&34=325&35=432&36=465&37=539&39=588&40=629&41=650&42=737&43=743&44=749&45=763&48=765&51=768&52=790&53=806&54=810&55=816&56=835&57=843&58=847&59=849&60=857&61=865&62=869&65=885&67=901&69=904&72=906&73=908&76=914&78=918&79=923&82=925&83=927&84=964&85=966&87=969&88=971&89=979&91=1108&92=1114&93=1116&94=1130&97=1135&98=1137&99=1171&100=1200&101=1217&102=1228&103=1230&104=1239&105=1243&106=1274&107=1288&108=1298&109=1302&110=1307&111=1334&109=1347&111=1350&112=1355&115=1360&117=1377&118=1437&119=1455&122=1461&123=1466&124=1472&125=1475&126=1484&127=1489&129=1492&130=1494&132=1497&133=1500&135=1511&136=1513&138=1520&139=1527&140=1537&141=1550&143=1558'

@@ -22,6 +22,7 @@ from genreport.present.figures.style import (
 )
 
 STOPS = {"compute": "the compute roof", "memory": "the bandwidth (the step grows without end)",
+         "prefills": "the prefills back to back (one prompt every t_p)",
          "chunk budget": "the chunk budget (prompts queue without end)",
          "capacity": "the KV cache room (the caches fill at the mean context)",
          "engine": "the engine's max_sequences (it runs no more sequences at once; the arrivals past it wait)"}
@@ -39,6 +40,60 @@ def _stop(kind: str, said: set) -> str:
 def _rates(r: Results) -> dict | None:
     tech = (r.serving or {}).get("techniques")
     return tech.get("rates") if tech else None
+
+
+def _set_ylim(ax, ys: list[float]) -> None:
+    """A log axis over ``ys``, padded; a curve nearly flat gets a span of 4x, so that its ticks stay distinct."""
+    lo, hi = min(ys), max(ys)
+    if hi < 2 * lo:
+        mid = math.sqrt(lo * hi)
+        lo, hi = mid / 2, mid * 2
+    ax.set_ylim(*_pad(lo, hi, 0.12, 0.12))
+    _log_axis(ax.yaxis, minor=(2.0, 5.0))
+    if max(ys) / min(ys) < 30:  # less than a decade and a half: the 2s and 5s labelled too
+        from matplotlib.ticker import FuncFormatter  # here: a build whose figures are kept loads no Matplotlib
+
+        ax.yaxis.set_minor_formatter(FuncFormatter(lambda v, _pos: tick(v)))
+
+
+def _one_token(fig, ra: dict, styles: dict) -> None:
+    """A one-token request's rates: it has no decode round, so no time per output token, no time between tokens and
+    no step a user waits on; the TTFT with chunked prefill and with each prompt prefilled alone, steady and at P90
+    with the prompts queued, the goodput points and the TTFT target, in one panel."""
+    ax = fig.add_axes((0.17, 0.43, 0.78, 0.52) if narrow() else (0.08, 0.14, 0.84, 0.68))
+    ys = []
+    for kind, (colour, label) in styles.items():
+        c = ra[kind]
+        rate = c["rate"]
+        ax.plot(rate, [t * 1e3 for t in c["ttft"]], color=colour, label=label)
+        queued = [(x, t * 1e3) for x, t in zip(rate, c.get("ttft_p90", []), strict=False) if math.isfinite(t)]
+        if queued:
+            ax.plot([x for x, _ in queued], [y for _, y in queued], color=colour, lw=1.0, ls=(0, (1, 1.5)),
+                    label="P90 TTFT, prompts queued" if kind == "chunked" else None)
+        if c.get("ttft_tail_binds") == "P90 TTFT target" and c.get("ttft_tail_rate"):
+            ax.plot([c["ttft_tail_rate"]], [ra["ttft_target"] * 1e3], marker="D", ms=6, color=colour, mec="black",
+                    mew=0.6, ls="none", zorder=6, label="P90 TTFT capacity" if kind == "chunked" else None)
+        ax.plot([rate[-1]], [c["ttft"][-1] * 1e3], marker="|", ms=9, mew=1.6, color=colour, ls="none", zorder=5)
+        if c["goodput"] > 0:
+            ax.plot([c["goodput"]], [c["goodput_ttft"] * 1e3], marker="*", ms=10, color=colour, mec="black", mew=0.6,
+                    ls="none", zorder=6, label="goodput" if kind == "chunked" else None)
+        ys += [t * 1e3 for key in ("ttft", "ttft_p90") for t in c.get(key, []) if math.isfinite(t)]
+    if ra["ttft_target"]:
+        ax.axhline(ra["ttft_target"] * 1e3, color=GREEN, lw=1.0, ls=(0, (4, 2)), zorder=1, label="TTFT target")
+        ys.append(ra["ttft_target"] * 1e3)
+    ax.set_yscale("log")
+    _set_ylim(ax, ys)
+    ax.set_xlim(left=0)
+    ax.grid(True, which="major")
+    ax.set_ylabel("TTFT (ms), at least")
+    ax.set_xlabel("requests/s arriving at one replica")
+    fit_left(fig, ax)
+    handles, names = ax.get_legend_handles_labels()
+    if narrow():
+        legends_below(fig, [{"handles": handles, "labels": names, "fontsize": 7}], 0.28)
+    else:
+        fig.legend(handles, names, loc="upper center", bbox_to_anchor=(0.5, 1.0), ncols=3, fontsize=7,
+                   handlelength=1.8, columnspacing=1.2)
 
 
 def fig11_rates(r: Results, baseline: Results | None = None):
@@ -60,16 +115,16 @@ def fig11_rates(r: Results, baseline: Results | None = None):
         return fig
     styles = {"chunked": (BLUE, f"chunked prefill ({ra['chunk']:,}-token step budget)"),
               "unchunked": (VERMILION, "prompts prefilled alone")}
-    # a one-token request has no decode round: the second panel is the step its prompts' chunks take (no prompt
-    # prefilled alone waits in a step), and no time passes between its tokens (no P99 TBT)
-    one = bool(ra.get("one_token"))
-    stepped = ("chunked",) if one else ("chunked", "unchunked")
+    if ra.get("one_token"):  # no decode round: the TTFT alone, one panel
+        for ax in (ttft_ax, tpot_ax):
+            fig.delaxes(ax)
+        _one_token(fig, ra, styles)
+        return fig
     for kind, (colour, label) in styles.items():
         c = ra[kind]
         rate = c["rate"]
-        ttft_ax.plot(rate, [t * 1e3 for t in c["ttft"]], color=colour, label=label if kind not in stepped else None)
-        if kind in stepped:
-            tpot_ax.plot(rate, [t * 1e3 for t in c["tpot"]], color=colour, label=label)
+        ttft_ax.plot(rate, [t * 1e3 for t in c["ttft"]], color=colour, label=label)
+        tpot_ax.plot(rate, [t * 1e3 for t in c["tpot"]], color=colour, label=label)
         # the P90 TTFT with the prompts queued for their prefills (Poisson arrivals), where it is finite
         queued = [(x, t * 1e3) for x, t in zip(rate, c.get("ttft_p90", []), strict=False) if math.isfinite(t)]
         if queued:
@@ -78,56 +133,37 @@ def fig11_rates(r: Results, baseline: Results | None = None):
             ttft_ax.plot([c["ttft_tail_rate"]], [ra["ttft_target"] * 1e3], marker="D", ms=6, color=colour,
                          mec="black", mew=0.6, ls="none", zorder=6)
         # the P99 time between tokens (a staircase without chunks: whole prefills in the gap), where it is finite
-        tail = [(x, t * 1e3) for x, t in zip(rate, c["p99"], strict=True) if math.isfinite(t)] if not one else []
+        tail = [(x, t * 1e3) for x, t in zip(rate, c["p99"], strict=True) if math.isfinite(t)]
         if tail:
             tpot_ax.plot([x for x, _ in tail], [y for _, y in tail], color=colour, lw=1.0, ls=(0, (1, 1.5)),
                          drawstyle="steps-post" if kind == "unchunked" else "default",
                          label="P99 TBT, P90 TTFT" if kind == "chunked" else None)
-        elif queued and kind == "chunked":
-            ttft_ax.plot([], [], color=colour, lw=1.0, ls=(0, (1, 1.5)), label="P90 TTFT")
         if c.get("p99_rate"):
             tpot_ax.plot([c["p99_rate"]], [ra["tpot_target"] * 1e3], marker="D", ms=6, color=colour, mec="black",
                          mew=0.6, ls="none", zorder=6, label="P99 capacity" if kind == "chunked" else None)
         for ax, y in ((ttft_ax, c["ttft"][-1]), (tpot_ax, c["tpot"][-1])):
-            if ax is tpot_ax and kind not in stepped:
-                continue
             ax.plot([rate[-1]], [y * 1e3], marker="|", ms=9, mew=1.6, color=colour, ls="none", zorder=5)
         if c["goodput"] > 0:
             for ax, y in ((ttft_ax, c["goodput_ttft"]), (tpot_ax, c["goodput_tpot"])):
-                if ax is tpot_ax and kind not in stepped:
-                    continue
                 ax.plot([c["goodput"]], [y * 1e3], marker="*", ms=10, color=colour, mec="black", mew=0.6, ls="none",
                         zorder=6, label="goodput" if kind == "chunked" and ax is tpot_ax else None)
     for ax, target, what, keys in ((ttft_ax, ra["ttft_target"], "TTFT", ("ttft", "ttft_p90")),
                                    (tpot_ax, ra["tpot_target"], "TPOT", ("tpot", "p99"))):
         if target:
             ax.axhline(target * 1e3, color=GREEN, lw=1.0, ls=(0, (4, 2)), zorder=1,
-                       label=("TTFT target" if one else "targets") if ax is (ttft_ax if one else tpot_ax) else None)
+                       label="targets" if ax is tpot_ax else None)
         ys = [y * 1e3 for k in ("chunked", "unchunked") for key in keys for y in ra[k].get(key, [])
-              if math.isfinite(y) and (ax is ttft_ax or k in stepped and not (one and key == "p99"))] + ([target * 1e3] if target else [])
+              if math.isfinite(y)] + ([target * 1e3] if target else [])
         ax.set_yscale("log")
-        lo, hi = min(ys), max(ys)
-        if hi < 2 * lo:  # a curve nearly flat (a one-token request's step): a span of 4x, its ticks distinct
-            mid = math.sqrt(lo * hi)
-            lo, hi = mid / 2, mid * 2
-        ax.set_ylim(*_pad(lo, hi, 0.12, 0.12))
-        _log_axis(ax.yaxis, minor=(2.0, 5.0))
-        if max(ys) / min(ys) < 30:  # less than a decade and a half: the 2s and 5s labelled too
-            from matplotlib.ticker import FuncFormatter  # here: a build whose figures are kept loads no Matplotlib
-
-            ax.yaxis.set_minor_formatter(FuncFormatter(lambda v, _pos: tick(v)))
+        _set_ylim(ax, ys)
         ax.set_xlim(left=0)
         ax.grid(True, which="major")
-        ax.set_ylabel(f"{what} (ms), at least" if ax is ttft_ax else "a step (ms), at least" if one
-                      else "TPOT and P99 TBT (ms), at least")
+        ax.set_ylabel(f"{what} (ms), at least" if ax is ttft_ax else "TPOT and P99 TBT (ms), at least")
         fit_left(fig, ax)
     tpot_ax.set_xlabel("requests/s arriving at one replica")
     if not narrow():
         ttft_ax.set_xlabel("requests/s arriving at one replica")
     handles, names = tpot_ax.get_legend_handles_labels()
-    if one:  # the prompts prefilled alone are drawn in the first panel only
-        more = ttft_ax.get_legend_handles_labels()
-        handles, names = [*handles, *more[0]], [*names, *more[1]]
     if narrow():
         legends_below(fig, [{"handles": handles, "labels": names, "fontsize": 7}], 0.28)
     else:
@@ -145,14 +181,14 @@ def caption11(r: Results, baseline: Results | None = None) -> str:
         return "No serving techniques at this layout: no rate view."
     ch, un = ra["chunked"], ra["unchunked"]
     if ra.get("one_token"):  # no decode round: the second panel is the chunks' step, no time between tokens
-        text = ("Time to first token (the first panel) against the requests per second arriving at one replica, at "
-                "the serving shape, with chunked prefill (blue: every step carries up to "
+        text = ("Time to first token against the requests per second arriving at one replica, at the serving shape, "
+                "with chunked prefill (blue: every step carries up to "
                 f"{ra['chunk']:,} prompt token{'' if ra['chunk'] == 1 else 's'}) and with each prompt prefilled alone "
-                "(vermilion), and the time of a step with chunks (the second panel). A one-token request has no decode "
-                "round: no sequence runs beside the prompts, so no time passes between its tokens and no TPOT target, "
-                "cache or max_sequences limits the rate. Solid: the steady state. Dotted: the P90 TTFT with the "
-                "prompts queued for their prefills; diamonds: the P90 TTFT capacity where it binds. From one GPU's "
-                "ledgers at the layout, no collectives counted. ")
+                "(vermilion). A one-token request has no decode round: no sequence runs beside the prompts, so it has "
+                "no time per output token and no TPOT target, cache or max_sequences limits the rate. Solid: the "
+                "steady state. Dotted: the P90 TTFT with the prompts queued for their prefills, each prompt served in "
+                "turn; diamonds: the P90 TTFT capacity where it binds. From one GPU's ledgers at the layout, no "
+                "collectives counted. ")
     else:
         text = ("Time to first token (the first panel) and time per output token (the second) against the "
                 "requests per second arriving at one replica, at the serving shape, with chunked prefill (blue: every "
