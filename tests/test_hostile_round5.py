@@ -55,6 +55,10 @@ def test_a_one_token_request_does_not_speculate(capsys, tmp_path):
                  str(tmp_path)]) == 0
     err = capsys.readouterr().err
     assert "serving.speculative: warning: a request of one output token has no decode round to speculate" in err
+    # and its TPOT target judges a decode step no such request takes: said at the target's line (stop 90's review:
+    # "the TPOT target is missed even by one request alone" beside a chapter saying it sets no rate)
+    assert ("specs/llama70b-h100-tp8.yaml:22:3: serving.tpot: warning: a request of one output token has no decode "
+            "round: its TPOT target judges one decode step at the last context") in err
 
 
 LLAMA405_TWO_NODES = """\

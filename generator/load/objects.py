@@ -352,6 +352,15 @@ def _serving(doc: Document, findings: Findings) -> Serving | None:
                                  "remove serving.speculative, or ask for more output tokens (serving.output)",
                                  key=True, severity="warning"))
         speculative = None
+    if times.get("tpot") is not None and counts["output"] < 2:
+        # no token follows the first: the target judges one decode step at the last context, as plan --context takes
+        # it (the chapter's rows, the TPOT batch and the cheapest layout), and sets no rate (a review of stop 90 read
+        # "the TPOT target is missed even by one request alone" and a 64-GPU layout picked for a 1 ms target)
+        findings.add(doc.finding(("serving", "tpot"), "a request of one output token has no decode round: its TPOT "
+                                 "target judges one decode step at the last context (as plan --context takes it), "
+                                 "which picks the layouts and batches, while the request itself waits no time "
+                                 "between tokens", "remove serving.tpot for a prefill-only service, or ask for more "
+                                 "output tokens (serving.output)", key=True, severity="warning"))
     return Serving(counts["prompt"], counts["output"], times.get("ttft"), times.get("tpot"), block.get("users"),
                    block.get("price"), chunk, block.get("rate"), block.get("prefix_hit", 0.0), speculative,
                    block.get("prompt_spread", "none"))

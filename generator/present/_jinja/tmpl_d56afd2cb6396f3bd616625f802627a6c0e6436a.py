@@ -1104,7 +1104,7 @@ def root(context, missing=missing):
             l_1_past = missing
             if (t_15(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_goodput')) and context.call(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'get'), 'prefill_only')):
                 pass
-                yield '<p data-shape="prefill">Continuous batching in steady state, for a request that leaves with its first token: requests arriving at λ per second keep\nλ (T<sub>out</sub> − 1) t<sub>s</sub> = 0 sequences decoding (Little\'s law), so neither the TPOT target, the KV cache room nor the engine\'s max_sequences sets a rate: the replica only prefills, and the highest rate its compute allows (λ F<sub>r</sub> = P, a request\'s\nFLOPs F<sub>r</sub> those of its prompt\'s prefill'
+                yield '<p data-shape="prefill">Continuous batching in steady state, for a request that leaves with its first token: requests arriving at λ per second keep\nλ (T<sub>out</sub> − 1) t<sub>s</sub> = 0 sequences decoding (Little\'s law), so neither a TPOT target, the KV cache room nor the engine\'s max_sequences sets a rate: the replica only prefills, and the highest rate its compute allows (λ F<sub>r</sub> = P, a request\'s\nFLOPs F<sub>r</sub> those of its prompt\'s prefill'
                 if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'prefix_hit'):
                     pass
                     yield ', the '
