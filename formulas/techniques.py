@@ -588,9 +588,9 @@ def chunk_budget_rate():
     chunks fill the rest); lam (T_in (1 - h_p) + T_out - 1) t_s(lam) = n_St s_c solved for lam (SymPy).  Past it
     the prompts queue without end.  Over a pipeline of n_St stages the steady step is a round, each stage streaming
     its slice once per micro-batch in flight, and each of its n_St steps takes its own budget (as
-    :func:`prompt_chunk` counts a round's chunk): Llama 3.1 70B at tp 4 x pp 2 with a budget of 128 tokens read 3.0
-    requests/s from one step's budget over a round of two, where the round's 256 tokens admit 6.0 (a review of stop
-    90); n_St = 1 is one step."""
+    :func:`prompt_chunk` counts a round's chunk): Llama 3.1 70B at tp 4 x pp 2 with a budget of 128 tokens and
+    one-token 4k requests read 3.0 requests/s from one step's budget over a round of two, where the round's 256 tokens
+    admit 6.0 (a review of stop 90); n_St = 1 is one step."""
     sol = sp.solve(sp.Eq(lam * (T_in * (1 - h_p) + T_out - 1) * steady_step_time(), parallel.n_St * s_c), lam)
     return sp.simplify(sol[0])
 

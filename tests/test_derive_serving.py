@@ -561,5 +561,14 @@ def test_a_prefix_hit_solved_for_recounts_what_the_windows_hold(capsys):
     roots = [float(x.split("=")[1].split()[0]) for x in at_value.splitlines()
              if x.strip().startswith("h_p =") and "numeric root" in x]
     assert roots == [pytest.approx(0.8, abs=1e-5)], out
-    assert "h_p = 1.2 is past 1" in at_value  # the closed form, c_s held at 0.5's
+    # the closed form, c_s held at 0.5's, past 1, and no word that no hit reaches it (the numeric root does)
+    assert "h_p = 1.2  (closed form, holding c_s at the spec's hit) is past 1: h_p is a share\n" in at_value
+    assert "no h_p reaches" not in at_value
+    # Gemma 3 27B at its decode context (shorter than the 4k prompt): the quantity's denominator is 0 at one hit,
+    # S c = h_p T_in c_s, which the recount met as a ZeroDivisionError (stop 90's second review); that pole is no root
+    gemma = ["--spec", "specs/llama70b-h100-tp8.yaml", "--set", "model=gemma-3-27b", "--set", "serving.prefix_hit=0.5",
+             "--no-latex"]
+    assert main(["derive", "prefix_capacity_batch", "--for", "h_p", "--at", "prefix_capacity_batch=1200", *gemma]) == 0
+    out = capsys.readouterr().out
+    assert "h_p = 0.0257658  (numeric root" in out
     assert "c_s, the bytes per token of the prefix a sequence still holds, grows with the cached prefix" in out

@@ -13,7 +13,7 @@ from genreport.load.loader import load_report
 from genreport.model.evaluate import evaluate
 from genreport.model.techniques import draft_memory
 from genreport.present import fmt
-from shared import evaluated
+from shared import ROOT, evaluated
 
 SPEC = """\
 kind: report
@@ -847,3 +847,20 @@ def test_the_disaggregation_rows_ttft_before_counts_the_prefix_hit_as_its_after_
     assert pools["ttft"][0] == prefix["ttft"][1] == rows["chunked prefill"]["ttft"][0]
     assert pools["ttft"][1] == pytest.approx(prefix["ttft"][1] + tq["numbers"]["kv_transfer_time"], rel=1e-12)
     assert pools["ttft"][1] > pools["ttft"][0]
+
+
+def test_a_one_token_builds_page_keeps_its_speculative_block_for_a_what_if():
+    """The loader leaves a one-token request's speculative block out of the build (no decode round to speculate), but
+    the page's inputs keep it: a what-if to 512 output tokens on that page speculated nothing where a build of the
+    same spec shows the speculative row (stop 90's second review); the page's own port leaves it out again while the
+    output is one token (techniques.js)."""
+    from genreport.load.loader import load_report
+    from genreport.present import live
+
+    spec = load_report(ROOT / "specs" / "llama70b-h100-tp8.yaml", overrides=["serving.output=1"])
+    assert spec.serving.speculative is None and spec.serving.speculative_left_out is not None
+    page = live.inputs(spec)["serving"]["speculative"]
+    assert page is not None and page["draft_tokens"] == 3 and page["acceptance"] == 0.8
+    assert "acceptance" in live.set_rules(spec)["paths"]["serving"]["speculative"]  # still settable on the page
+    whole = load_report(ROOT / "specs" / "llama70b-h100-tp8.yaml")
+    assert live.inputs(whole)["serving"]["speculative"] == page

@@ -140,6 +140,10 @@ _ONE_TOKEN_UNSTATED = {
                      "chunked_life_cost", "chunked_steps", "chunk_step_share"),
                     "a number the serving chapter does not state: a one-token request has no decode round, so no "
                     "chunk rides beside decode tokens (the chapter has no chunked-prefill row)"),
+    **dict.fromkeys(("steady_step_time", "steady_concurrency"),
+                    "a number the serving chapter does not state: a one-token request has no decode round, so no "
+                    "sequence decodes and no step is one a user waits on (the chapter states the share of the compute "
+                    "its prompts take)"),
     **dict.fromkeys(("stall_free_rate", "unchunked_round_time", "unchunked_stall_time", "unchunked_step_time",
                      "goodput_rate_unchunked", "unchunked_ttft"),
                     "a number the serving chapter does not state: a one-token request has no decode round, so no "
@@ -355,11 +359,13 @@ def _solution_numbers(sol, qsym, nums: Numbers, value, variant: str) -> list[str
             if x <= 0 and _at_zero(sol.target.name, x, vals):
                 x = 0.0  # the root is 0, within the arithmetic's rounding (h_p = -1.1e-13 for the spec's own 0)
             elif x <= 0:
-                lines.append(f"    {tag}{sol.target} = {x:.6g} is not positive: no {sol.target} reaches this value")
+                # where the numeric search below recounts what the closed form holds, this root is not the last word
+                lines.append(f"    {tag}{sol.target} = {x:.6g}{held} is not positive"
+                             + ("" if why else f": no {sol.target} reaches this value"))
                 continue
             if _past_one(sol.target.name, x):
-                lines.append(f"    {tag}{sol.target} = {x:.6g} is past 1: {sol.target} is a share, so no {sol.target} "
-                             "reaches this value")
+                lines.append(f"    {tag}{sol.target} = {x:.6g}{held} is past 1: {sol.target} is a share"
+                             + ("" if why else f", so no {sol.target} reaches this value"))
                 continue
             if br.piece is not None and not _branch_active(br, sol.target, x, vals):
                 lines.append(f"    {tag}{sol.target} = {_fmt(x, unit)} is not valid: there the step is not "
@@ -554,8 +560,15 @@ def _numeric(sol, nums: Numbers, vals: dict) -> list[float]:
     held_of = _prefix_held_of(sol, nums)
     if held_of is not None:  # c_s moves with the hit: a share's roots, c_s recounted at each (a scalar search)
         def g(x: float) -> float:
-            v = {**vals, t: x, "c_s": held_of(x)}
-            return float(np.ravel(fn(*[v[s.name] for s in free]))[0])
+            v = {**vals, t: np.float64(x), "c_s": np.float64(held_of(x))}
+            if "C_p" in v and "C_p" not in nums.overridden and "s_c" in v and "T_in" in v:
+                # the steady state's chunk, min(s_c, T_in (1 - h_p)), moves with the hit too
+                v["C_p"] = np.float64(min(float(np.ravel(v["s_c"])[0]), float(np.ravel(v["T_in"])[0]) * (1 - x)))
+            with np.errstate(all="ignore"):
+                try:  # a pole of the quantity (its denominator 0 at one hit) is no root
+                    return float(np.ravel(fn(*[v[s.name] for s in free]))[0])
+                except ZeroDivisionError:
+                    return math.nan
 
         return share_roots(g)
 

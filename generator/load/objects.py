@@ -344,6 +344,7 @@ def _serving(doc: Document, findings: Findings) -> Serving | None:
                                   spec.get("draft_model"), None,
                                   _precision(spec["draft_precision"]) if spec.get("draft_precision") else None,
                                   spec.get("draft_layers"))
+    left_out = None  # a one-token request's speculative block: the page keeps it for a what-if to more tokens
     if speculative is not None and counts["output"] < 2:
         # a request of one output token has its token from the prefill and no decode round to speculate: the hostile
         # review of stop 89 read "E_R = min(E, T_out - 1) = 2.95" and a 2.6x speed-up of a request that decodes nothing
@@ -351,7 +352,7 @@ def _serving(doc: Document, findings: Findings) -> Serving | None:
                                  "speculate: the chapter leaves speculative decoding out",
                                  "remove serving.speculative, or ask for more output tokens (serving.output)",
                                  key=True, severity="warning"))
-        speculative = None
+        left_out, speculative = speculative, None
     if times.get("tpot") is not None and counts["output"] < 2:
         # no token follows the first: the target judges one decode step at the last context, as plan --context takes
         # it (the chapter's rows, the TPOT batch and the cheapest layout), and sets no rate (a review of stop 90 read
@@ -363,7 +364,7 @@ def _serving(doc: Document, findings: Findings) -> Serving | None:
                                  "output tokens (serving.output)", key=True, severity="warning"))
     return Serving(counts["prompt"], counts["output"], times.get("ttft"), times.get("tpot"), block.get("users"),
                    block.get("price"), chunk, block.get("rate"), block.get("prefix_hit", 0.0), speculative,
-                   block.get("prompt_spread", "none"))
+                   block.get("prompt_spread", "none"), speculative_left_out=left_out)
 
 
 def acceptance_for_length(draft_tokens: int, length: float) -> float:

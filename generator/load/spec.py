@@ -678,6 +678,9 @@ class Serving:
     prefix_hit: float = 0.0  # part of each prompt already cached
     speculative: Speculative | None = None
     prompt_spread: str = "none"  # the prompts' lengths around `prompt` (techniques.PROMPT_SPREADS): none, sharegpt
+    # the spec's speculative block left out for a one-token request (no decode round to speculate): the live page
+    # keeps it, so that a what-if to more output tokens speculates as a build of that spec does
+    speculative_left_out: Speculative | None = None
 
 
 @dataclass(frozen=True)

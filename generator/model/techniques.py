@@ -850,10 +850,13 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
     if sv.rate is not None:
         env_s["lam"] = sv.rate
         t_s = physical("steady_step_time", _eval(r, "steady_step_time", env_s), "")[0]
-        if one_token and numbers.get("goodput_rate_compute"):  # the share of the compute its prompts take
-            numbers["rate_compute_share"] = sv.rate / numbers["goodput_rate_compute"]
-        numbers.update({"rate": sv.rate, "steady_step_time": t_s if t_s is not None and t_s > 0 else None,
-                        "steady_concurrency": sv.rate * (sv.output - 1) * t_s if t_s and t_s > 0 else None})
+        if one_token:  # the share of the compute its prompts take; no step a user waits on, no sequence decoding
+            numbers["rate"] = sv.rate
+            if numbers.get("goodput_rate_compute"):
+                numbers["rate_compute_share"] = sv.rate / numbers["goodput_rate_compute"]
+        else:
+            numbers.update({"rate": sv.rate, "steady_step_time": t_s if t_s is not None and t_s > 0 else None,
+                            "steady_concurrency": sv.rate * (sv.output - 1) * t_s if t_s and t_s > 0 else None})
 
     # prefix caching
     if sv.prefix_hit > 0:

@@ -109,7 +109,8 @@ const GR_SERVING = (() => {
    * ``draft_layers`` layers shaped as the target's (loader.head_layers: every layer an MoE one where the target has
    * experts, the embedding and output head the target's), with its one-card Env (env.make_env, no activations). */
   function draftOf(inp, t) {
-    const sp = inp.serving && inp.serving.speculative;
+    // none for a one-token request: its speculative block is left out (objects._serving), kept only for a what-if
+    const sp = inp.serving && inp.serving.output >= 2 && inp.serving.speculative;
     if (!sp || !(sp.draft_model || sp.draft_layers)) return null;
     let m = sp.draft_model;
     if (sp.draft_layers) {
@@ -623,9 +624,13 @@ const GR_SERVING = (() => {
     if (sv.rate !== null) {
       es.lam = sv.rate;
       const ts = phys("steady_step_time", call("steady_step_time", es)), ok = ts !== null && ts > 0;
-      if (sv.output <= 1 && n.goodput_rate_compute) n.rate_compute_share = sv.rate / n.goodput_rate_compute;
-      Object.assign(n, {rate: sv.rate, steady_step_time: ok ? ts : null,
-        steady_concurrency: ok ? sv.rate * (sv.output - 1) * ts : null});
+      if (sv.output <= 1) {  // the share of the compute its prompts take; no step a user waits on (techniques.report)
+        n.rate = sv.rate;
+        if (n.goodput_rate_compute) n.rate_compute_share = sv.rate / n.goodput_rate_compute;
+      } else {
+        Object.assign(n, {rate: sv.rate, steady_step_time: ok ? ts : null,
+          steady_concurrency: ok ? sv.rate * (sv.output - 1) * ts : null});
+      }
     }
 
     if (sv.prefix_hit > 0) {  // prefix caching: the weights and the cache a GPU holds, the shared prefix held once

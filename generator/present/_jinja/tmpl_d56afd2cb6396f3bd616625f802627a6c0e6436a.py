@@ -900,7 +900,7 @@ def root(context, missing=missing):
             yield '</ul>\n'
             if t_15(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_speculative')):
                 pass
-                yield '<p>Speculative decoding: a verify step reads the weights and each sequence\'s cache once for its\nk<sub>d</sub> + 1 tokens and yields E = (1 − p<sub>a</sub><sup>k<sub>d</sub>+1</sup>) / (1 − p<sub>a</sub>) tokens on average\n(Leviathan et al.), at most the T<sub>out</sub> − 1 a request makes after its first: E<sub>R</sub> = min(E, T<sub>out</sub> − 1) = <span data-sv="numbers.expected_tokens" data-f="f2">'
+                yield '<p data-shape="decode">Speculative decoding: a verify step reads the weights and each sequence\'s cache once for its\nk<sub>d</sub> + 1 tokens and yields E = (1 − p<sub>a</sub><sup>k<sub>d</sub>+1</sup>) / (1 − p<sub>a</sub>) tokens on average\n(Leviathan et al.), at most the T<sub>out</sub> − 1 a request makes after its first: E<sub>R</sub> = min(E, T<sub>out</sub> − 1) = <span data-sv="numbers.expected_tokens" data-f="f2">'
                 yield escape(t_3('%.2f', environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'expected_tokens')))
                 yield '</span> tokens. At the layout the verify round carries k<sub>d</sub> + 1 tokens of each sequence through the weights and\nthe collectives and reads each cache once (t<sub>v</sub>, <code>verify_time_bound</code>), against the plain round t<sub>s</sub>\n(<code>decode_time_bound</code>) and the drafts t<sub>d</sub>, at the last token (the speed-up that divides the TPOT) and at the mean context (the one the tok/s take):</p>\n<div class="static-fx" data-static>'
                 yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_speculative'), False))
@@ -910,7 +910,7 @@ def root(context, missing=missing):
                     yield '<div class="static-fx" data-static>'
                     yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_speculative_mean'), False))
                     yield '</div>'
-                yield "<p>t<sub>s</sub> and t<sub>v</sub> are both lower bounds, so this speed-up is the roofline's, not a ceiling on a measured one: an engine\nwhose steps carry fixed costs the verify step's extra tokens do not grow (the collectives' latency, the kernels) gains more at a small\nbatch"
+                yield '<p data-shape="decode">t<sub>s</sub> and t<sub>v</sub> are both lower bounds, so this speed-up is the roofline\'s, not a ceiling on a measured one: an engine\nwhose steps carry fixed costs the verify step\'s extra tokens do not grow (the collectives\' latency, the kernels) gains more at a small\nbatch'
                 if environment.getattr((undefined(name='model') if l_0_model is missing else l_0_model), 'moe'):
                     pass
                     yield ', where the roofline charges the experts the verify tokens touch in full'
@@ -1120,15 +1120,30 @@ def root(context, missing=missing):
                 else:
                     pass
                     yield 'none'
-                yield '</span>: each step of t<sub>s</sub> carries λ T<sub>in</sub> (1 − h<sub>p</sub>) t<sub>s</sub> prompt tokens, and past this rate they pass the step\'s budget of <span data-sv="chunk" data-f="tokens">'
-                yield escape(t_6(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk')))
-                yield ' token'
-                if (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk') != 1):
+                yield '</span>: '
+                if (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk_steps') > 1):
                     pass
-                    yield 's'
-                yield '</span>, so the prompts queue without end).\n'
-                yield escape((undefined(name='goodput_clause') if l_0_goodput_clause is missing else l_0_goodput_clause))
-                yield '</p>'
+                    yield 'each round of t<sub>s</sub> (its '
+                    yield escape(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk_steps'))
+                    yield " steps, one per micro-batch in flight) carries λ T<sub>in</sub> (1 − h<sub>p</sub>) t<sub>s</sub> prompt tokens, and past this rate they pass its steps' budgets, "
+                    yield escape(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk_steps'))
+                    yield ' of <span data-sv="chunk" data-f="tokens">'
+                    yield escape(t_6(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk')))
+                    yield ' token'
+                    if (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk') != 1):
+                        pass
+                        yield 's'
+                    yield '</span>'
+                else:
+                    pass
+                    yield 'each step of t<sub>s</sub> carries λ T<sub>in</sub> (1 − h<sub>p</sub>) t<sub>s</sub> prompt tokens, and past this rate they pass the step\'s budget of <span data-sv="chunk" data-f="tokens">'
+                    yield escape(t_6(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk')))
+                    yield ' token'
+                    if (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk') != 1):
+                        pass
+                        yield 's'
+                    yield '</span>'
+                yield ', so the prompts queue without end).\n</p>'
             elif t_15(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_goodput')):
                 pass
                 yield '<p data-shape="decode">Continuous batching in steady state: requests arriving at λ per second keep\nλ (T<sub>out</sub> − 1) t<sub>s</sub> sequences decoding (Little\'s law), so the memory ledger of a step grows with its own length; the\nhighest rate whose step meets the TPOT target is</p>\n<div class="static-fx" data-static>'
@@ -1204,13 +1219,28 @@ def root(context, missing=missing):
                 else:
                     pass
                     yield 'none'
-                yield '</span>: past it a step\'s budget of <span data-sv="chunk" data-f="tokens">'
-                yield escape(t_6(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk')))
-                yield ' token'
-                if (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk') != 1):
+                yield '</span>: past it '
+                if (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk_steps') > 1):
                     pass
-                    yield 's'
-                yield '</span>, its decode tokens and the prompt chunks together, falls behind the arrivals and the prompts queue without end)'
+                    yield "a round's "
+                    yield escape(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk_steps'))
+                    yield ' steps of <span data-sv="chunk" data-f="tokens">'
+                    yield escape(t_6(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk')))
+                    yield ' token'
+                    if (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk') != 1):
+                        pass
+                        yield 's'
+                    yield '</span> each (one per micro-batch in flight), its decode tokens and the prompt chunks together, fall'
+                else:
+                    pass
+                    yield 'a step\'s budget of <span data-sv="chunk" data-f="tokens">'
+                    yield escape(t_6(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk')))
+                    yield ' token'
+                    if (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk') != 1):
+                        pass
+                        yield 's'
+                    yield '</span>, its decode tokens and the prompt chunks together, falls'
+                yield ' behind the arrivals and the prompts queue without end)'
                 if ('goodput_rate_engine' in (undefined(name='n') if l_0_n is missing else l_0_n)):
                     pass
                     yield ', and the engine\'s max_sequences\n(<span data-sv="numbers.goodput_rate_engine" data-f="rps" data-none="none">'
@@ -1224,7 +1254,10 @@ def root(context, missing=missing):
                     yield '</span>: the rate whose running sequences, λ (T<sub>out</sub> − 1) t<sub>s</sub>, are the <span data-sv="numbers.max_sequences" data-f="integer">'
                     yield escape(t_6(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'max_sequences')))
                     yield '</span> it runs at once; past it the arrivals wait, whatever room the caches leave)'
-                yield '.\n'
+                yield '.\n</p>'
+            if t_15(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_goodput')):
+                pass
+                yield '<p>'
                 yield escape((undefined(name='goodput_clause') if l_0_goodput_clause is missing else l_0_goodput_clause))
                 yield '</p>'
             l_0_ra = environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'rates')
@@ -1460,7 +1493,7 @@ def root(context, missing=missing):
                     yield '</p>\n'
             if t_15(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_pools')):
                 pass
-                yield '<p>Disaggregation: pools balanced for this request shape put this share of the '
+                yield '<p data-shape="decode">Disaggregation: pools balanced for this request shape put this share of the '
                 yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
                 yield 's on prefill, each prompt taking\nt<sub>p,R</sub> at a prefill replica: '
                 if ('prefix_capacity_after' in (undefined(name='n') if l_0_n is missing else l_0_n)):
@@ -1563,4 +1596,4 @@ def root(context, missing=missing):
         yield '</section>\n'
 
 blocks = {}
-debug_info = '1=132&2=141&3=143&4=147&5=151&6=153&7=161&8=169&9=181&10=183&11=196&12=198&13=203&15=215&17=225&18=234&21=238&22=244&23=263&25=269&26=271&27=289&28=297&29=301&30=308&31=315&34=325&35=432&36=465&37=539&39=588&40=629&41=650&42=737&43=743&44=749&45=763&48=765&51=768&52=790&53=806&54=810&55=816&56=835&57=843&58=847&59=849&60=857&61=865&62=869&65=885&67=901&69=904&72=906&73=908&76=914&78=918&79=923&82=925&83=927&84=964&85=966&87=969&88=971&89=979&91=1108&92=1114&93=1116&94=1130&97=1135&98=1137&99=1171&100=1200&101=1217&102=1228&103=1230&104=1239&105=1243&106=1274&107=1288&108=1298&109=1302&110=1307&111=1334&109=1347&111=1350&112=1355&115=1360&117=1377&118=1437&119=1455&122=1461&123=1466&124=1472&125=1475&126=1484&127=1489&129=1492&130=1494&132=1497&133=1500&135=1511&136=1513&138=1520&139=1527&140=1537&141=1550&143=1558'
+debug_info = '1=132&2=141&3=143&4=147&5=151&6=153&7=161&8=169&9=181&10=183&11=196&12=198&13=203&15=215&17=225&18=234&21=238&22=244&23=263&25=269&26=271&27=289&28=297&29=301&30=308&31=315&34=325&35=432&36=465&37=539&39=588&40=629&41=650&42=737&43=743&44=749&45=763&48=765&51=768&52=790&53=806&54=810&55=816&56=835&57=843&58=847&59=849&60=857&61=865&62=869&65=885&67=901&69=904&72=906&73=908&76=914&78=918&79=923&82=925&83=927&84=964&85=966&87=969&88=971&89=979&91=1108&92=1114&93=1116&94=1147&97=1150&98=1152&99=1186&100=1215&101=1247&102=1258&103=1261&104=1263&105=1272&106=1276&107=1307&108=1321&109=1331&110=1335&111=1340&112=1367&110=1380&112=1383&113=1388&116=1393&118=1410&119=1470&120=1488&123=1494&124=1499&125=1505&126=1508&127=1517&128=1522&130=1525&131=1527&133=1530&134=1533&136=1544&137=1546&139=1553&140=1560&141=1570&142=1583&144=1591'

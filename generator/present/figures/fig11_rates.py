@@ -88,6 +88,11 @@ def _one_token(fig, ra: dict, styles: dict) -> None:
     ax.set_ylabel("TTFT (ms), at least")
     ax.set_xlabel("requests/s arriving at one replica")
     fit_left(fig, ax)
+    _legend(fig, ax)
+
+
+def _legend(fig, ax) -> None:
+    """The figure's legend of ``ax``'s labelled lines: below the panels on a phone, above them otherwise."""
     handles, names = ax.get_legend_handles_labels()
     if narrow():
         legends_below(fig, [{"handles": handles, "labels": names, "fontsize": 7}], 0.28)
@@ -163,12 +168,7 @@ def fig11_rates(r: Results, baseline: Results | None = None):
     tpot_ax.set_xlabel("requests/s arriving at one replica")
     if not narrow():
         ttft_ax.set_xlabel("requests/s arriving at one replica")
-    handles, names = tpot_ax.get_legend_handles_labels()
-    if narrow():
-        legends_below(fig, [{"handles": handles, "labels": names, "fontsize": 7}], 0.28)
-    else:
-        fig.legend(handles, names, loc="upper center", bbox_to_anchor=(0.5, 1.0), ncols=3, fontsize=7,
-                   handlelength=1.8, columnspacing=1.2)
+    _legend(fig, tpot_ax)
     return fig
 
 
@@ -189,6 +189,11 @@ def caption11(r: Results, baseline: Results | None = None) -> str:
                 "steady state. Dotted: the P90 TTFT with the prompts queued for their prefills, each prompt served in "
                 "turn; diamonds: the P90 TTFT capacity where it binds. From one GPU's ledgers at the layout, no "
                 "collectives counted. ")
+        sv = r.spec.serving
+        longest = max(ra.get("prompt_classes") or [float(sv.prompt)]) * (1 - sv.prefix_hit)
+        if ra["chunk"] >= longest:  # every prompt whole in one step: chunked prefill is the prefill alone
+            text += ("The budget holds a whole prompt, so a step with chunks is a whole prefill and the two curves "
+                     "coincide (the blue under the vermilion). ")
     else:
         text = ("Time to first token (the first panel) and time per output token (the second) against the "
                 "requests per second arriving at one replica, at the serving shape, with chunked prefill (blue: every "
