@@ -417,7 +417,7 @@ def solve_quantity(qid: str, target: sp.Symbol, variant: str = "seed", value: sp
         except TimeLimit as exc:
             if exc.deadline != deadline:
                 raise
-            roots, note = (), f"SymPy found no closed form within {seconds:g} s"
+            roots, note = (), f"SymPy found no closed form within {seconds:.3g} s"
         branches.append(Branch(label, piece, pieces, kind, roots, note))
     return Solution(qid, target, lhs, expr, tuple(branches), want, floored, names)
 

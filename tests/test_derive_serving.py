@@ -572,3 +572,24 @@ def test_a_prefix_hit_solved_for_recounts_what_the_windows_hold(capsys):
     out = capsys.readouterr().out
     assert "h_p = 0.0257658  (numeric root" in out
     assert "c_s, the bytes per token of the prefix a sequence still holds, grows with the cached prefix" in out
+
+
+def test_the_goodputs_room_solved_for_a_hit_answers_within_derives_limit(capsys, monkeypatch):
+    """``derive goodput_rate_capacity --for h_p``: the rate is a cubic in h_p (a prompt attends to its cached prefix),
+    and SymPy spent its 10 s on each of two solves, so derive's 15 s limit stopped the command before the numeric root
+    (stop 90's second review, on every model tried). The solves now share what the limit leaves (here cut to 0.5 s
+    each, so the test stays short), and the recount moves c_s and the steady chunk C_p = min(s_c, T_in (1 - h_p)) with
+    the hit: Gemma 3 27B's KV-room ceiling at a 90% hit, solved from the spec at 50%, gives 0.9 back."""
+    import genreport.formulas.solve as so
+
+    gemma = ["--spec", "specs/llama70b-h100-tp8.yaml", "--set", "model=gemma-3-27b", "--no-latex"]
+    assert main(["derive", "goodput_rate_capacity", *gemma, "--set", "serving.prefix_hit=0.9"]) == 0
+    value = [x for x in capsys.readouterr().out.splitlines() if x.strip().startswith("lambda_C =")][-1]
+    value = value.split("=")[1].split()[0]
+    monkeypatch.setattr(so, "SOLVE_SECONDS", 0.5)
+    assert main(["derive", "goodput_rate_capacity", *gemma, "--set", "serving.prefix_hit=0.5", "--for", "h_p",
+                 "--at", f"goodput_rate_capacity={value}"]) == 0
+    out = capsys.readouterr().out.split(f"at lambda_C = {value}")[1]
+    roots = [float(x.split("=")[1].split()[0]) for x in out.splitlines()
+             if x.strip().startswith("h_p =") and "numeric root" in x]
+    assert roots == [pytest.approx(0.9, abs=1e-4)], out

@@ -167,6 +167,7 @@ def _derive(args) -> int:
 
     try:
         with time_limit(DERIVE_SECONDS) as deadline, max_ordering_without_factoring():
+            args.deadline = deadline  # the solves share what is left of it (derive_text)
             text = derive_text(qid, args, accounting)
     except TimeLimit as exc:
         if exc.deadline != deadline:
@@ -315,15 +316,34 @@ def derive_text(qid: str, args, accounting: str | None) -> str:
                    f"e.g. --for {_guess_target(expr)}")
     expand_names = tuple(args.expand) if args.expand else None
     out.append("")
-    general = so.solve_quantity(qid, target, variant, None, expand_names)
+    general = so.solve_quantity(qid, target, variant, None, expand_names, _solve_seconds(args, 2 if value else 1))
     sols = [] if value is not None and general.note else [("", general)]
     if value is not None:
         at_expr = so.value_expr(value, variant)
-        sols.append((value.text, so.solve_quantity(qid, target, variant, at_expr, expand_names)))
+        sols.append((value.text, so.solve_quantity(qid, target, variant, at_expr, expand_names,
+                                                   _solve_seconds(args, 1))))
     for label, sol in sols:
         out += _solution_lines(sol, label, qsym, fmt_eq, args, nums, value if label else None, variant)
         out.append("")
     return "\n".join(out).rstrip()
+
+
+def _solve_seconds(args, solves: int) -> float:
+    """Each of the ``solves`` left its share of what derive's limit leaves, less the seconds the numbers after them
+    take (a numeric root's search, a recount), at most SymPy's own limit per solve: two solves of a cubic in h_p
+    (``goodput_rate_capacity``, whose prompt attends to its cached prefix) took 10 s each and stopped the whole
+    command at 15 s before the numeric root that answers it (stop 90's review)."""
+    import time
+
+    from genreport.formulas.solve import SOLVE_SECONDS
+
+    deadline = getattr(args, "deadline", None)
+    if deadline is None:
+        return SOLVE_SECONDS
+    return max(0.5, min(SOLVE_SECONDS, (deadline - time.monotonic() - NUMBERS_SECONDS) / solves))
+
+
+NUMBERS_SECONDS = 3.0  # what derive keeps after its solves for the numbers below them
 
 
 def _plain_lhs(lhs: str) -> str:
