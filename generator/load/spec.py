@@ -682,6 +682,11 @@ class Serving:
     # keeps it, so that a what-if to more output tokens speculates as a build of that spec does
     speculative_left_out: Speculative | None = None
 
+    @property
+    def declared_speculative(self) -> Speculative | None:
+        """The spec's speculative block, used or left out (the live page's: a what-if may ask for more tokens)."""
+        return self.speculative or self.speculative_left_out
+
 
 @dataclass(frozen=True)
 class Speculative:

@@ -609,6 +609,83 @@ def uncached_prefill(r) -> tuple[float, float]:
         return float(r.q["prefill_time_bound"](pre)), float(np.ravel(busy)[0])
 
 
+def _chunked_prefill(r, env: dict, batch: float, last: float, t_dec: float, b: dict, ttft_h: float,
+                     stages: int) -> tuple[dict, dict[str, Block], dict]:
+    """The chunked-prefill lever row of a request with decode rounds, its formula blocks and its numbers: one chunk
+    rides along each decode step while a prompt is prefilled, in what the step's budget leaves beside the batch's
+    decode tokens (vLLM and Sarathi-Serve schedule the decode tokens first).  ``b``: the chapter's busiest row's
+    bound, ``ttft_h`` its prompt's uncached part alone at the layout."""
+    from genreport.present import fmt
+
+    sv, noun = r.spec.serving, r.spec.hardware.noun
+    tpot, per_gpu, usd = b["tpot"], b["tokens_per_s_gpu"], b["usd_per_mtok_out"]
+    blocks, numbers = {}, {}
+    mix = {**env, "C_p": request_inputs(sv, batch, stages)["C_p"]}
+    t_mix = _eval(r, "chunked_step_time", mix)
+    i_plain = _eval(r, "decode_intensity", mix)
+    i_mix = _eval(r, "chunked_step_intensity", mix)
+    # at a layout the step's links too: the chunk's prompt tokens pass the collectives with the decode tokens
+    links_mix, links_dec = _step_links(r, batch + mix["C_p"]), _step_links(r, batch)
+    cost = max(t_mix, links_mix) / max(t_dec, links_dec)
+    ttft_chunk = _eval(r, "chunked_ttft", mix) if mix["C_p"] > 0 else None  # none: the decode tokens fill the budget
+    # the same prompt in one step alone, the same accounting (one GPU's ledgers, its uncached tokens): the row's TTFT
+    # is the chapter's times chunked over alone, like with like, as its TPOT is the chapter's times the step's cost
+    uncached = sv.prompt * (1 - sv.prefix_hit)
+    ttft_alone = _eval(r, "chunked_ttft", {**mix, "B": 0.0, "C_p": uncached}) if uncached > 0 else None
+    ttft_ratio = ttft_chunk / ttft_alone if ttft_chunk is not None and ttft_alone is not None and ttft_alone > 0 else None
+    # a mixed step at least its GPU's ledgers and, at a layout, its links (the row's cost)
+    t_step = max(t_mix, links_mix)
+    chunk_rate = mix["C_p"] / (sv.prompt * (1 - sv.prefix_hit) * t_step)  # prompts a step's chunk admits per second
+    decode_rate = batch / ((sv.output - 1) * t_step)  # requests the batch finishes (it decodes: T_out >= 2)
+    chunk_steps, life = chunked_life_cost(r, mix, cost)
+    row = {"technique": "chunked prefill",
+           "setting": f"a step budget of {sv.chunk:,} token{'' if sv.chunk == 1 else 's'}"
+                      + (f", {stages} steps a round (one per micro-batch)" if stages > 1 else "")
+                      + f": {int(batch):,} decode token{'' if int(batch) == 1 else 's'}"
+                      # a round's chunk over its steps' budgets (3,840 beside "a step budget of 2,048")
+                      + (f" and a prompt chunk of {mix['C_p']:,.0f}" + (" a round" if stages > 1 else "")
+                         if mix["C_p"] > 0
+                         else ", no room for a prompt chunk")
+                      # the chunks carry the prompt's uncached part: its TTFT takes the prefix cache's hit too
+                      + (f", of the {_pool_share(1 - sv.prefix_hit)} of the prompt the prefix cache leaves (its TTFT "
+                         "before and after counts that row's hit)" if sv.prefix_hit > 0 and mix["C_p"] > 0 else ""),
+           # the TTFT of the prompt's uncached part (the prefix caching row's), the part the chunks carry, times
+           # chunked over alone (a 70% hit's chunked row once read the whole prompt's 3.57 s), and at least the
+           # steps its chunks ride in, each the row's TPOT (a 99.9% hit's once read 0.03 ms beside 26.8 ms steps);
+           # before, that uncached part alone: the row is chunking's alone (a review found it the whole prompt's,
+           # the prefix cache's gain counted in the chunks')
+           "ttft": (ttft_h, max(ttft_h * ttft_ratio, uncached / mix["C_p"] * tpot * cost)
+                    if ttft_ratio is not None else None),
+           "tpot": (tpot, tpot * cost),
+           "per_gpu": (per_gpu, per_gpu / life), "usd": (usd, usd * life if usd is not None else None),
+           "gain": 1 / life,
+           "ends": (f"a step's intensity {i_plain:,.0f} → {i_mix:,.0f} FLOP/B"
+                    + (f"; its collectives over the links take at least {fmt.time(links_mix)}, more than its "
+                       f"ledgers on a GPU ({fmt.time(t_mix)})" if links_mix > t_mix else "")
+                    + f"; the decode users pay {cost:.2f}× per "
+                    f"token while a prompt is prefilled and no step stalls for a whole prompt; at this batch one "
+                    f"chunk a step admits {fmt.sig3(chunk_rate)} requests/s per replica and the batch retires "
+                    f"{_retire(decode_rate, ' requests/s')}, each round a mixed step at the last token (admission at the "
+                    "chapter's batch, not the chunk budget's steady-state ceiling the goodput takes)"
+                    + _past_target(tpot * cost, sv.tpot))
+           if mix["C_p"] > 0 else
+           (f"{_filled(int(batch), sv.chunk)}: no prompt is admitted while the "
+            f"batch runs; the batch retires {_retire(decode_rate, ' requests/s')} per replica"),
+           "note": "TPOT while a chunk rides along; TTFT the prompt in chunks beside the batch against the "
+                   "prompt in one step alone" + _life_words(chunk_steps, sv.output, int(batch), noun)}
+    blocks["tech_chunked"] = _block(r, "tech_chunked", "chunked_step_time", mix,
+                                    {"batch": int(batch), "context": int(last)})
+    if chunk_steps > 0:  # the mixed steps of a batch's life: the row's tok/s per GPU and $/M
+        blocks["tech_chunked_life"] = _block(r, "tech_chunked_life", "chunked_life_cost",
+                                             {**mix, "kappa_c": cost, "n_c": chunk_steps}, {})
+    numbers.update({"chunked_step_time": t_mix, "chunked_cost": cost, "chunked_step_links": links_mix, "chunked_intensity": i_mix,
+                    "chunk_admits_rate": chunk_rate, "batch_retires_rate": decode_rate,
+                    "decode_intensity": i_plain, "chunked_ttft": ttft_chunk, "chunked_ttft_alone": ttft_alone,
+                    "chunked_ttft_ratio": ttft_ratio, "chunk_tokens": mix["C_p"], "chunked_steps": chunk_steps,
+                    "chunked_life_cost": life})
+    return row, blocks, numbers
+
+
 def report(r) -> tuple[dict | None, dict[str, Block]]:
     """(the technique rows and numbers of the serving chapter, their formula blocks); (None, {}) without
     ``serving`` or where the layout holds no sequence of the request (nothing to serve, no technique to apply)."""
@@ -711,77 +788,16 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
                                                 "capacity_plain", "capacity_with_draft", "draft_flops_pass",
                                                 "draft_bytes_pass")})
 
-    # chunked prefill: one chunk rides along each decode step while a prompt is prefilled, in what the step's
-    # budget leaves beside the batch's decode tokens (vLLM and Sarathi-Serve schedule the decode tokens first)
+    # chunked prefill; a one-token request has no decode round: no decode token rides beside a chunk and no user waits
+    # on one, so the table has no chunked-prefill row (its TPOT and tok/s would be a decode step no request takes);
+    # the step budget still caps a step's prompt tokens: the chunk budget's ceiling below (a review read "the
+    # decode users pay 4.34x" beside "256 decode tokens" for a request that decodes nothing)
     stages = r.spec.parallelism.pp if r.spec.parallelism is not None else 1
-    mix = {**env, "C_p": request_inputs(sv, batch, stages)["C_p"]}
-    t_mix = _eval(r, "chunked_step_time", mix)
-    i_plain = _eval(r, "decode_intensity", mix)
-    i_mix = _eval(r, "chunked_step_intensity", mix)
-    # at a layout the step's links too: the chunk's prompt tokens pass the collectives with the decode tokens
-    links_mix, links_dec = _step_links(r, batch + mix["C_p"]), _step_links(r, batch)
-    cost = max(t_mix, links_mix) / max(t_dec, links_dec)
-    ttft_chunk = _eval(r, "chunked_ttft", mix) if mix["C_p"] > 0 else None  # none: the decode tokens fill the budget
-    # the same prompt in one step alone, the same accounting (one GPU's ledgers, its uncached tokens): the row's TTFT
-    # is the chapter's times chunked over alone, like with like, as its TPOT is the chapter's times the step's cost
-    uncached = sv.prompt * (1 - sv.prefix_hit)
-    ttft_alone = _eval(r, "chunked_ttft", {**mix, "B": 0.0, "C_p": uncached}) if uncached > 0 else None
-    ttft_ratio = ttft_chunk / ttft_alone if ttft_chunk is not None and ttft_alone is not None and ttft_alone > 0 else None
-    # a mixed step at least its GPU's ledgers and, at a layout, its links (the row's cost)
-    t_step = max(t_mix, links_mix)
-    chunk_rate = mix["C_p"] / (sv.prompt * (1 - sv.prefix_hit) * t_step)  # prompts a step's chunk admits per second
-    decode_rate = batch / ((sv.output - 1) * t_step) if sv.output > 1 else math.inf  # requests the batch finishes
-    chunk_steps, life = chunked_life_cost(r, mix, cost)
-    # a one-token request has no decode round: no decode token rides beside a chunk and no user waits on one, so the
-    # table has no chunked-prefill row (its TPOT and tok/s would be a decode step no request takes); the step budget
-    # still caps a step's prompt tokens: the chunk budget's ceiling below (a review read "the decode users pay
-    # 4.34x" beside "256 decode tokens" for a request that decodes nothing)
     if not one_token:
-        rows.append({"technique": "chunked prefill",
-                     "setting": f"a step budget of {sv.chunk:,} token{'' if sv.chunk == 1 else 's'}"
-                                + (f", {stages} steps a round (one per micro-batch)" if stages > 1 else "")
-                                + f": {int(batch):,} decode token{'' if int(batch) == 1 else 's'}"
-                                # a round's chunk over its steps' budgets (3,840 beside "a step budget of 2,048")
-                                + (f" and a prompt chunk of {mix['C_p']:,.0f}" + (" a round" if stages > 1 else "")
-                                   if mix["C_p"] > 0
-                                   else ", no room for a prompt chunk")
-                                # the chunks carry the prompt's uncached part: its TTFT takes the prefix cache's hit too
-                                + (f", of the {_pool_share(1 - sv.prefix_hit)} of the prompt the prefix cache leaves (its TTFT "
-                                   "before and after counts that row's hit)" if sv.prefix_hit > 0 and mix["C_p"] > 0 else ""),
-                     # the TTFT of the prompt's uncached part (the prefix caching row's), the part the chunks carry, times
-                     # chunked over alone (a 70% hit's chunked row once read the whole prompt's 3.57 s), and at least the
-                     # steps its chunks ride in, each the row's TPOT (a 99.9% hit's once read 0.03 ms beside 26.8 ms steps);
-                     # before, that uncached part alone: the row is chunking's alone (a review found it the whole prompt's,
-                     # the prefix cache's gain counted in the chunks')
-                     "ttft": (ttft_h, max(ttft_h * ttft_ratio, uncached / mix["C_p"] * tpot * cost)
-                              if ttft_ratio is not None else None),
-                     "tpot": (tpot, tpot * cost),
-                     "per_gpu": (per_gpu, per_gpu / life), "usd": (usd, usd * life if usd is not None else None),
-                     "gain": 1 / life,
-                     "ends": (f"a step's intensity {i_plain:,.0f} → {i_mix:,.0f} FLOP/B"
-                              + (f"; its collectives over the links take at least {fmt.time(links_mix)}, more than its "
-                                 f"ledgers on a GPU ({fmt.time(t_mix)})" if links_mix > t_mix else "")
-                              + f"; the decode users pay {cost:.2f}× per "
-                              f"token while a prompt is prefilled and no step stalls for a whole prompt; at this batch one "
-                              f"chunk a step admits {fmt.sig3(chunk_rate)} requests/s per replica and the batch retires "
-                              f"{_retire(decode_rate, ' requests/s')}, each round a mixed step at the last token (admission at the "
-                              "chapter's batch, not the chunk budget's steady-state ceiling the goodput takes)"
-                              + _past_target(tpot * cost, sv.tpot))
-                     if mix["C_p"] > 0 else
-                     (f"{_filled(int(batch), sv.chunk)}: no prompt is admitted while the "
-                      f"batch runs; the batch retires {_retire(decode_rate, ' requests/s')} per replica"),
-                     "note": "TPOT while a chunk rides along; TTFT the prompt in chunks beside the batch against the "
-                             "prompt in one step alone" + _life_words(chunk_steps, sv.output, int(batch), noun)})
-        blocks["tech_chunked"] = _block(r, "tech_chunked", "chunked_step_time", mix,
-                                        {"batch": int(batch), "context": int(last)})
-        if chunk_steps > 0:  # the mixed steps of a batch's life: the row's tok/s per GPU and $/M
-            blocks["tech_chunked_life"] = _block(r, "tech_chunked_life", "chunked_life_cost",
-                                                 {**mix, "kappa_c": cost, "n_c": chunk_steps}, {})
-        numbers.update({"chunked_step_time": t_mix, "chunked_cost": cost, "chunked_step_links": links_mix, "chunked_intensity": i_mix,
-                        "chunk_admits_rate": chunk_rate, "batch_retires_rate": decode_rate,
-                        "decode_intensity": i_plain, "chunked_ttft": ttft_chunk, "chunked_ttft_alone": ttft_alone,
-                        "chunked_ttft_ratio": ttft_ratio, "chunk_tokens": mix["C_p"], "chunked_steps": chunk_steps,
-                        "chunked_life_cost": life})
+        row, row_blocks, row_numbers = _chunked_prefill(r, env, batch, last, t_dec, b, ttft_h, stages)
+        rows.append(row)
+        blocks.update(row_blocks)
+        numbers.update(row_numbers)
 
     # continuous batching in steady state: the rate the TPOT target allows, the rate the spec names; the chunk
     # budget's rate once, here, for the ceilings and the rate figure's chunked curve alike (it does not take theta)
@@ -814,39 +830,30 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
     engine_rate = (_rate_or_none(physical("goodput_rate_engine", _eval(r, "goodput_rate_engine", engine_in), "")[0])
                    if engine_in is not None else None)
     tpot_in = None
-    if one_token:  # the least of the compute roof and the chunk budget, with or without a TPOT target
-        rates = {k: physical(k, _eval(r, k, env_s), "")[0] for k in own if k != "chunk_budget_rate"}
-        rates = {k: v if v is not None and v > 0 else None
-                 for k, v in ({**rates, "chunk_budget_rate": budget}).items()}
-        found = [v for v in rates.values() if v is not None]
-        goodput = min(found) if len(found) == len(rates) else None
-        binding = min(rates, key=lambda k: rates[k] if rates[k] is not None else -math.inf)
-        numbers.update({"goodput_rate": goodput, "goodput_binds": CEILINGS[binding], **rates,
-                        "goodput_rate_per_gpu": goodput / _replica_gpus(r) if goodput is not None else None,
-                        "prefill_only": True})
-        blocks["tech_goodput"] = _block(r, "tech_goodput", "goodput_rate_compute", env_s, {})
-    elif sv.tpot is not None:
-        env_s["theta"] = sv.tpot
-        # the TPOT ceiling at the weights its own steady state streams (steady_tpot_rate), once: (22), the goodput,
-        # the rate figure's chunked TPOT-target rate and derive all state this one
-        tpot_rate, tpot_in = steady_tpot_rate(r.q, r.envs[r.lead], env_s, sv)
-        rates = {k: physical(k, _eval(r, k, env_s), "")[0] for k in own
-                 if k not in ("chunk_budget_rate", "goodput_rate_capacity", "goodput_rate_tpot", "goodput_rate_engine")}
-        rates.update({"goodput_rate_capacity": kv_rate, "chunk_budget_rate": budget,
-                      "goodput_rate_tpot": physical("goodput_rate_tpot", tpot_rate, "")[0]})
-        if "goodput_rate_engine" in own:
-            rates["goodput_rate_engine"] = engine_rate
-        rates = {k: rates[k] for k in own}
+    if one_token or sv.tpot is not None:  # the goodput: the least of the ceilings (a one-token request's two)
+        tpot_rate = None
+        if not one_token:
+            env_s["theta"] = sv.tpot
+            # the TPOT ceiling at the weights its own steady state streams (steady_tpot_rate), once: (22), the
+            # goodput, the rate figure's chunked TPOT-target rate and derive all state this one
+            tpot_rate, tpot_in = steady_tpot_rate(r.q, r.envs[r.lead], env_s, sv)
+        # the ceilings evaluated once above (the chunk budget, the caches', the engine's) or here (the TPOT target's);
+        # the others at the steady state's inputs
+        given = {"chunk_budget_rate": budget, "goodput_rate_capacity": kv_rate, "goodput_rate_engine": engine_rate,
+                 "goodput_rate_tpot": physical("goodput_rate_tpot", tpot_rate, "")[0] if tpot_rate is not None else None}
+        rates = {k: given[k] if k in given else physical(k, _eval(r, k, env_s), "")[0] for k in own}
         rates = {k: v if v is not None and v > 0 else None for k, v in rates.items()}  # none: no rate at all
         found = [v for v in rates.values() if v is not None]
         goodput = min(found) if len(found) == len(own) else None
         binding = min(rates, key=lambda k: rates[k] if rates[k] is not None else -math.inf)
-        gpus = _replica_gpus(r)
         if "goodput_rate_engine" in own:
             numbers["max_sequences"] = int(env_s["M_s"])  # a count, as serving.max_sequences
         numbers.update({"goodput_rate": goodput, "goodput_binds": CEILINGS[binding], **rates,
-                        "goodput_rate_per_gpu": goodput / gpus if goodput is not None else None})
-        blocks["tech_goodput"] = _block(r, "tech_goodput", "goodput_rate_tpot", tpot_in, {})
+                        "goodput_rate_per_gpu": goodput / _replica_gpus(r) if goodput is not None else None,
+                        **({"prefill_only": True} if one_token else {})})
+        # the formula printed: the TPOT target's ceiling, or a one-token request's compute roof
+        blocks["tech_goodput"] = (_block(r, "tech_goodput", "goodput_rate_compute", env_s, {}) if one_token
+                                  else _block(r, "tech_goodput", "goodput_rate_tpot", tpot_in, {}))
     if sv.rate is not None:
         env_s["lam"] = sv.rate
         t_s = physical("steady_step_time", _eval(r, "steady_step_time", env_s), "")[0]

@@ -147,7 +147,7 @@ def _serving(spec) -> dict | None:
     sv = spec.serving
     if sv is None:
         return None
-    sp = sv.speculative or sv.speculative_left_out  # (techniques.js leaves it out again while the output is 1 token)
+    sp = sv.declared_speculative  # (techniques.js leaves it out again while the output is 1 token)
     from genreport.model.draft import declared_precision
 
     draft = {}
@@ -213,9 +213,8 @@ def page_data(spec, figs: dict | None = None) -> dict:
         "inputs": own, "tables": compact_tables(), "precision_spec": spec.precision_spec,
         "given": {"head_dim": "head_dim" in spec.model.given, "attention_kind": "attention.kind" in spec.model.given,
                   # whether serving.speculative wrote its acceptance (whatif.js: else it follows accepted_length)
-                  "acceptance": spec.serving is None
-                  or (spec.serving.speculative or spec.serving.speculative_left_out) is None
-                  or (spec.serving.speculative or spec.serving.speculative_left_out).acceptance_given},
+                  "acceptance": spec.serving is None or spec.serving.declared_speculative is None
+                  or spec.serving.declared_speculative.acceptance_given},
         "hardware_title": spec.hardware.title, "hardware_file": spec.hardware.file,
         "model_file": spec.model.file, "spec_file": command_path(spec.file),
         "overrides": list(spec.overrides), "texts": dict(sorted(spec.hardware.texts.items())),
@@ -232,8 +231,7 @@ def set_rules(spec) -> dict:
            "scale_out": spec.hardware.link is not None and node is not None and node.scale_out is not None,
            "matmul": bool(spec.hardware.achieved_matmul), "small_gemm": bool(spec.hardware.achieved_bandwidth),
            "decode": bool(spec.workloads.decode_batch), "serving": spec.serving is not None,
-           "speculative": spec.serving is not None
-           and (spec.serving.speculative or spec.serving.speculative_left_out) is not None}
+           "speculative": spec.serving is not None and spec.serving.declared_speculative is not None}
     return rules(*((kind, path) for block, kind, paths in LIVE_PATHS if has[block] for path in paths.split()))
 
 

@@ -549,20 +549,24 @@ const GR_SERVING = (() => {
     // the steady state's formulas read each cache at the mean decode context: c and d_h there (techniques.report)
     const atMean = inputs(batch, mean);
     const es = Object.assign({}, e, {c: atMean.c, d_h: atMean.d_h});
-    if (sv.output <= 1) {  // no decode round: the compute roof and the chunk budget alone (techniques.PREFILL_CEILINGS)
+    // the goodput: the least of the ceilings ``list`` ([id, words]), each at ``rateOf(id)`` (techniques.report)
+    const least = function (list, rateOf) {
       let goodput = null, binds = null, low = Infinity, all = true;
-      CEILINGS.filter(c => c[0] === "goodput_rate_compute" || c[0] === "chunk_budget_rate").forEach(function (c) {
-        const x = phys(c[0], call(c[0], es)), v = x !== null && x > 0 ? x : null;
+      list.forEach(function (c) {
+        const x = phys(c[0], rateOf(c[0])), v = x !== null && x > 0 ? x : null;
         n[c[0]] = v;
         const key = v === null ? -Infinity : v;
         if (binds === null || key < low) { low = key; binds = c[1]; }
         if (v === null) all = false; else goodput = goodput === null ? v : Math.min(goodput, v);
       });
       Object.assign(n, {goodput_rate: all ? goodput : null, goodput_binds: binds,
-        goodput_rate_per_gpu: all ? goodput / gpus : null, prefill_only: true});
+        goodput_rate_per_gpu: all ? goodput / gpus : null});
+    };
+    if (sv.output <= 1) {  // no decode round: the compute roof and the chunk budget alone (techniques.PREFILL_CEILINGS)
+      least(CEILINGS.filter(c => c[0] === "goodput_rate_compute" || c[0] === "chunk_budget_rate"), id => call(id, es));
+      n.prefill_only = true;
     } else if (sv.tpot !== null) {
       es.theta = sv.tpot;
-      let goodput = null, binds = null, low = Infinity, all = true;
       // the KV cache room is beside the weights a GPU holds, its step reads those a batch touches (held_room)
       // with stages: the binding stage's weights and memory, or the last's where a head binds there (held_room); c_h
       // the cache a sequence holds on it (its n_PK share)
@@ -609,17 +613,8 @@ const GR_SERVING = (() => {
         return rate(tpotIn(lo));
       };
       if (maxSeq > 0) n.max_sequences = maxSeq;
-      CEILINGS.filter(c => c[0] !== "goodput_rate_engine" || maxSeq > 0).forEach(function (c) {
-        const x = phys(c[0], c[0] === "goodput_rate_tpot" ? tpotRate()
-          : call(c[0], c[0] === "goodput_rate_capacity" ? room : c[0] === "goodput_rate_engine" ? engineIn : es)),
-          v = x !== null && x > 0 ? x : null;
-        n[c[0]] = v;
-        const key = v === null ? -Infinity : v;
-        if (binds === null || key < low) { low = key; binds = c[1]; }
-        if (v === null) all = false; else goodput = goodput === null ? v : Math.min(goodput, v);
-      });
-      Object.assign(n, {goodput_rate: all ? goodput : null, goodput_binds: binds,
-        goodput_rate_per_gpu: all ? goodput / gpus : null});
+      least(CEILINGS.filter(c => c[0] !== "goodput_rate_engine" || maxSeq > 0), id => id === "goodput_rate_tpot"
+        ? tpotRate() : call(id, id === "goodput_rate_capacity" ? room : id === "goodput_rate_engine" ? engineIn : es));
     }
     if (sv.rate !== null) {
       es.lam = sv.rate;
