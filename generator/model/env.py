@@ -477,36 +477,35 @@ def prefill_head_dim(model: Model, d_h, tokens, share: float | None = None, cach
 @lru_cache(maxsize=64)
 def _busiest_table(experts: int, groups: int) -> tuple[float, ...]:
     """:func:`busiest_experts` at every whole number t = 0 .. ``experts`` of experts touched, in one pass: the
-    product over the GPUs of sum_{j<=min(m, s_i)} C(s_i, j) x^j, truncated at x^experts, holds P(max <= m) for every
-    t at once (exact integers; each t's sum stops where its P(max <= m) reaches 1, so each entry is the sum taken for
-    that t alone).  The GPUs hold s_i = ceil(E/n) experts (E mod n of them) or floor(E/n) (the others), as an engine
-    places experts that do not divide evenly (vLLM's expert map: the first E mod n ranks one more)."""
+    product over the GPUs of sum_{j<=min(m, s_i)} C(s_i, j) x^j holds C(E, t) P(max <= m) at x^t for every t at once
+    (exact integers; each t's sum stops where its P(max <= m) reaches 1, so each entry is the sum taken for that t
+    alone).  The GPUs hold s_i = ceil(E/n) experts (E mod n of them) or floor(E/n) (the others), as an engine places
+    experts that do not divide evenly (vLLM's expert map: the first E mod n ranks one more).
+
+    The polynomials are multiplied as integers (Kronecker substitution): each coefficient is at most C(E, t) < 2^E, so
+    one of E + 1 bits, padded to whole bytes, never carries into the next, and a power of a GPU's polynomial is one
+    ``int.__pow__`` (DeepSeek-V3's 256 experts: 7 tables in 0.06 s, 0.47 s multiplied term by term, the same floats)."""
     lo_size, extra = divmod(experts, groups)
-    sizes = [(lo_size + 1, extra), (lo_size, groups - extra)]
-    top = experts
-    total = [math.comb(experts, t) for t in range(top + 1)]
-    out = [0.0] * (top + 1)
-    done = [False] * (top + 1)
-    done[0] = True
+    width = (experts + 8) // 8  # bytes a coefficient takes
+    total = [math.comb(experts, t) for t in range(experts + 1)]
+    # (experts a GPU holds, GPUs holding that many, C(s, 0..s) as integers of ``width`` bytes, lowest first)
+    holders = [(size, count, b"".join(math.comb(size, j).to_bytes(width, "little") for j in range(size + 1)))
+               for size, count in ((lo_size + 1, extra), (lo_size, groups - extra)) if count]
+    out = [0.0] * (experts + 1)
+    first = 1  # every t below it has P(max <= m) = 1 from this m on (P falls as t grows)
     for m in range(lo_size + (1 if extra else 0) + 1):
-        acc = [1]
-        for size, count in sizes:
-            row = [math.comb(size, j) for j in range(min(m, size, top) + 1)]
-            for _ in range(count):  # (sum_j C(s, j) x^j)^count, exact integers, truncated at x^experts
-                new = [0] * min(len(acc) + len(row) - 1, top + 1)
-                for i, a in enumerate(acc):
-                    if a:
-                        for j, c in enumerate(row[: top + 1 - i]):
-                            new[i + j] += a * c
-                acc = new
-        for t in range(1, top + 1):
-            if done[t]:
+        product = 1
+        for size, count, row in holders:
+            product *= int.from_bytes(row[: width * (min(m, size) + 1)], "little") ** count
+        coefficients = product.to_bytes(width * (experts + 1), "little")  # the degree is at most E
+        for t in range(first, experts + 1):
+            ways = int.from_bytes(coefficients[width * t: width * (t + 1)], "little")
+            if ways == total[t]:  # P(max <= m) = 1: nothing to add, now or later
+                if t == first:
+                    first = t + 1
                 continue
-            below = acc[t] / total[t] if t < len(acc) else 0.0
-            out[t] += 1.0 - below
-            if acc[t:] and acc[t] == total[t]:
-                done[t] = True
-        if all(done):
+            out[t] += 1.0 - ways / total[t]
+        if first > experts:
             break
     return tuple(out)
 
