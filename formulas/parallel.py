@@ -707,11 +707,20 @@ def decode_time_ep(estimate: bool = False):
     return ep_dispatches() * L_x / n_PP * microbatches() * ep_layer_time(tokens, estimate, low_latency=True)
 
 
+def _all_reduce_sent(n=n_TP):
+    """Bytes one GPU sends in an all-reduce, per byte it holds [1]: the strict bound's (:func:`all_reduce_time`),
+    2 (n-1)/n without in-network reduction, 1 where the switch reduces (s_TP = 1: each byte once into the switch);
+    0 for n = 1."""
+    return 2 * (n - 1) / n * (1 - s_TP) + s_TP * _some(n)
+
+
 def decode_interconnect_bytes():
-    """Bytes one GPU sends in a decode round [B]: all-reduces 4 (n_TP-1)/n_TP L B d b_a / n_PP, plus all-to-alls (the
-    bound's: each token once to each other GPU that holds one of its experts, :func:`distinct_peers`, at the least a
-    published kernel sends, one byte an element) and stage sends."""
-    tp = 2 * L / n_PP * 2 * (n_TP - 1) / n_TP * tp_all_reduce_bytes()
+    """Bytes one GPU sends in a decode round as the strict bound counts them [B]: all-reduces (2 (n_TP-1)/n_TP (1 -
+    s_TP) + s_TP) 2 L B d b_a / n_PP (the ring's least bytes, or each byte once where the switch reduces, as
+    :func:`decode_time_comm` charges them), plus all-to-alls (the bound's: each token once to each other GPU that holds
+    one of its experts, :func:`distinct_peers`, at the least a published kernel sends, one byte an element) and stage
+    sends."""
+    tp = 2 * L / n_PP * _all_reduce_sent() * tp_all_reduce_bytes()
     ep = ep_dispatches() * 2 * L_x / n_PP * distinct_peers(n_EP) * B * d * A2A_LEAST / ep_token_split()
     pp = _some(n_St) * B * d * b_a / n_TP
     return tp + ep + pp
@@ -1082,9 +1091,10 @@ def prefill_time_serial():
 
 
 def prefill_interconnect_bytes():
-    """Bytes a GPU that sends to the next stage sends in a prefill of T tokens [B]: all-reduces, all-to-alls (the
-    bound's: each token once to each GPU that holds one of its experts, one byte an element), one send."""
-    tp = 2 * L / n_PP * 2 * (n_TP - 1) / n_TP * tp_all_reduce_bytes(T)
+    """Bytes a GPU that sends to the next stage sends in a prefill of T tokens as the strict bound counts them [B]:
+    all-reduces (:func:`decode_interconnect_bytes`' per byte), all-to-alls (the bound's: each token once to each GPU
+    that holds one of its experts, one byte an element), one send."""
+    tp = 2 * L / n_PP * _all_reduce_sent() * tp_all_reduce_bytes(T)
     ep = ep_dispatches() * 2 * L_x / n_PP * distinct_peers(n_EP) * T * d * A2A_LEAST / ep_token_split()
     return tp + ep + _some(n_St) * T * d * b_a / n_TP
 

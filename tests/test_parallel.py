@@ -80,9 +80,11 @@ def test_llama70b_tp8_batch1_all_reduce_hand_count(tmp_path):
     per_all_reduce = 1 * 8192 * 2  # B d b_a = 16 KiB
     assert per_all_reduce == 16 * 1024
     count = 2 * 80  # two per layer
-    sent = count * 2 * (8 - 1) / 8 * per_all_reduce  # what one GPU sends
+    # what one GPU sends as the bound counts it: each byte once into the switch, which reduces (NVLink SHARP), not the
+    # ring's 2 (n-1)/n of them (4,587,520 B), as decode_time_comm charges the link below
+    sent = count * per_all_reduce
     assert entry(r, "interconnect_bytes_decode", batch=1, context=1024) == pytest.approx(sent, rel=1e-12)
-    assert sent == 4_587_520
+    assert sent == 2_621_440
     # the bound: the fewest bytes (NVLink SHARP reduces in the switch: each GPU sends its 16 KiB once) and one step
     one = per_all_reduce / 450e9 + 0.6e-6  # 36.4 ns of bytes + 0.6 us of latency
     assert one == pytest.approx(0.6364e-6, rel=1e-4)
@@ -99,10 +101,25 @@ def test_llama70b_tp8_batch1_all_reduce_hand_count(tmp_path):
     assert entry(r, "decode_time_comm", batch=1, context=8192) == entry(r, "decode_time_comm", batch=1, context=1024)
 
 
+def test_the_bytes_sent_are_the_ones_the_bound_charges(tmp_path):
+    """interconnect_bytes_decode counts what decode_time_comm charges the link: on 8 A100s (NVSwitch without in-switch
+    reduction, a100-sxm-80gb.yaml) the ring's least, 2 (n-1)/n of each all-reduce's B d b_a = 16 KiB, 160 of them:
+    4,587,520 B; the H100's NVLink SHARP sends each byte once (above). Both at 1 / the link's rate plus one latency
+    a call, so bytes / W + 160 alpha is the bound's interconnect ledger."""
+    r = evaluate(spec_for(tmp_path, tp=8, hw="a100-sxm-80gb"))
+    sent = 160 * 2 * 7 / 8 * 16384
+    assert sent == 4_587_520
+    assert entry(r, "interconnect_bytes_decode", batch=1, context=1024) == pytest.approx(sent, rel=1e-12)
+    link = r.spec.hardware.link
+    assert not link.in_network_reduction
+    assert entry(r, "decode_time_comm", batch=1, context=1024) == pytest.approx(
+        sent / link.bandwidth_per_direction + 160 * link.latency, rel=1e-12)
+
+
 def test_prefill_all_reduces_hand_count(tmp_path):
     r = evaluate(spec_for(tmp_path, tp=8))
     per_all_reduce = 2048 * 8192 * 2  # T d b_a = 32 MiB for a 2k prompt
-    assert entry(r, "interconnect_bytes_prefill", tokens=2048) == pytest.approx(160 * 2 * 7 / 8 * per_all_reduce)
+    assert entry(r, "interconnect_bytes_prefill", tokens=2048) == pytest.approx(160 * per_all_reduce)  # once each
     t = 160 * (per_all_reduce / 450e9 + 0.6e-6)  # 12.0 ms at least (in-switch reduction): bandwidth, not latency
     assert entry(r, "prefill_time_comm", tokens=2048) == pytest.approx(t, rel=1e-12)
     assert entry(r, "prefill_time_bound", tokens=2048) <= entry(r, "prefill_time_serial", tokens=2048)
