@@ -197,3 +197,39 @@ def test_a_stages_layers_counted_without_walking_them_are_those_it_holds(name):
                     experts = parameter_count(model).experts_routed / max(sum(routed), 1)
                     assert parts.experts[i] == pytest.approx(experts * sum(routed[first:first + n]), rel=1e-12)
                     first += n
+
+
+def test_the_summary_and_chapter_4_count_a_long_sequence_stage_by_stage(tmp_path, capsys):
+    """Gemma 3 27B at pp 4 on H100, 32k (an outside review, stop 91): the summary's "fits" line, page 1's per-GPU KV
+    and chapter 4's "one sequence can reach" split the whole model's cache evenly over the stages (2.5 global layers a
+    GPU, stage 2's free memory): "80 sequences at 32,768" beside results.json's 66, "can reach 3,064,191 tokens".  The
+    last stage (3 global and 12 windowed layers, the logits' room) fills first.  Its room 75,807,784,960 B less its
+    15,206,227,968 B of weights (the shapes' count: 15 layers, the tied table's copy as the head, the final norm),
+    scaled to the declared 27.009e9 parameters as every number of the seed accounting: one sequence holds 3 S + 12 x
+    1,024 positions of 8 KiB (16 KV heads of 128, K and V in bf16)."""
+    m = load_model(ROOT / "specs/models/gemma-3-27b.yaml")
+    r = evaluate(_spec(tmp_path, "gemma-3-27b", 4, contexts="32k"))
+    led = stages.ledger(r.spec.hardware, m, r.spec.precision, tp=1, pp=4)
+    assert (led.room[3], led.held[3]) == (75_807_784_960, 15_206_227_968)
+    free = 75_807_784_960 - 15_206_227_968 * 27.009e9 / parameter_count(m).total
+    per = 2 * 16 * 128 * 2
+    reach = math.floor((free - 12 * 1024 * per) / (3 * per))  # past the window the global layers' 24 KiB a token
+    sequences = math.floor(free / ((3 * 32768 + 12 * 1024) * per))
+    assert (reach, sequences) == (2_461_795, 66)
+    assert _entry(r, "capacity_batch", context=32768) == sequences  # one number, one place
+    from genreport.present import prose, summary
+
+    line = next(x for x in summary.terminal_lines(r) if "fits:" in x)
+    assert f"{reach:,} tokens for one sequence" in line and "66 sequences at 32,768 per replica" in line, line
+    assert "24 KiB/token + 96 MiB/sequence on each GPU of stage 4 of 4, the first to fill: 3 global and 12 windowed" \
+        in line, line
+    assert f"one sequence can reach {reach:,} tokens" in prose.bounded_fact(r)
+    assert r.facts["kv_global_per_token_gpu"] == 3 * per and r.facts["kv_windowed_per_sequence_gpu"] == 12 * 1024 * per
+    from genreport.commands.cli import main
+
+    assert main(["derive", "kv_capacity_tokens", "--spec", str(tmp_path / "gemma-3-27b-1x4.yaml")]) == 0
+    assert f"one sequence can reach {reach:,} tokens" in capsys.readouterr().out
+    # one stage: the whole model's share is every GPU's, as before
+    one = evaluate(_spec(tmp_path, "gemma-3-27b", 1, tp=2, contexts="32k"))
+    assert stages.kv_room(one.spec.hardware, m, one.spec.precision, one.spec.parallelism) is None
+    assert "kv_stage_words" not in one.facts

@@ -901,6 +901,12 @@ def _window_reach_note(spec, env_obj, values: dict) -> str:
     kv = kv_facts(model, spec.precision.kv_bytes, room, ())
     if not kv["bounded"]:
         return ""
+    from genreport.model import stages
+
+    # with stages each stage's own layers and memory, the weights as the spec's accounting counts them
+    own = stages.kv_room(spec.hardware, model, spec.precision, spec.parallelism, (), one("N") * one("b"))
+    if own is not None:
+        kv["tokens_one_sequence"] = own["tokens_one_sequence"]
     local = " and ".join(f"{n} {what}" for n, what in ((kv["windowed_layers"], "windowed"),
                                                         (kv["chunked_layers"], "chunked")) if n)
     reach = kv["tokens_one_sequence"]

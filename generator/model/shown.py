@@ -210,6 +210,13 @@ def facts(r) -> dict[str, float | str | None]:
         if share > 1:  # page 1 states both scopes, as it does the per-token c beside c_g
             out["kv_global_per_token_gpu"] = out["kv_global_per_token"] / share
             out["kv_windowed_per_sequence_gpu"] = out["kv_windowed_per_sequence"] / share
+        from genreport.model import stages
+
+        own = stages.kv_room(r.spec.hardware, m, r.spec.precision, r.spec.parallelism)  # per-token bytes: no weights
+        if own is not None:  # stages of unlike layers: a GPU of the stage that fills first (the summary's)
+            out["kv_global_per_token_gpu"] = float(own["bytes_per_token_global"])
+            out["kv_windowed_per_sequence_gpu"] = float(own["bytes_per_sequence_windowed"])
+            out["kv_stage_words"] = stages.stage_words(own)
     t_train = r.spec.workloads.training_tokens
     if t_train and r.gemm and t_train in r.gemm[0]["tokens"] and "training_intensity" in r.verdicts:
         # training streams the recipes' bf16 weights: the first GEMM with its activations at that b, both

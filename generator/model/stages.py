@@ -25,6 +25,8 @@ The training state takes the stage that holds the most parameters (:func:`traini
 
 from __future__ import annotations
 
+import dataclasses
+import math
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
@@ -213,6 +215,80 @@ class StageLedger:
         return {"n_PW": np.reshape(self.flat / np.asarray(self.held)[s], shape),
                 "n_PK": np.reshape(total / pos[s, cols], shape),
                 "C": np.reshape(np.asarray(self.room)[s], shape)}
+
+
+    def held_positions(self, context: float) -> np.ndarray:
+        """Cache positions one sequence at ``context`` holds on each stage: S in a global layer, min(S, w) in a
+        windowed one, min(S, c) in a chunked one (formulas.architecture.kv_positions_held, stage by stage)."""
+        k = np.asarray(self.kinds, dtype=float)
+        s = float(context)
+        return k[:, 0] * s + k[:, 1] * min(s, self.window or math.inf) + k[:, 2] * min(s, self.chunk or math.inf)
+
+    def sequences(self, per_position: float, context: float) -> int:
+        """Whole sequences at ``context`` every stage holds beside its weights, ``per_position`` the bytes one cached
+        position takes on one GPU (a layer's K and V of one token over s_kv): the least of the stages' counts."""
+        free = np.asarray(self.room) - np.asarray(self.held)
+        if not (free > 0).all():
+            return 0
+        return int(np.floor(free / (self.held_positions(context) * per_position)).min())
+
+    def reach(self, per_position: float) -> tuple[int | None, int]:
+        """(the longest context one sequence can hold on every stage, the stage that sets it): on each stage every
+        token costs its layers' positions up to the first window, then only its global layers' (and its chunked
+        layers' up to the chunk); None where no stage has a global layer and every stage holds full windows."""
+        free = np.asarray(self.room) - np.asarray(self.held)
+        edges = sorted({float(x) for x in (self.window, self.chunk) if x})
+        best, which = None, 0
+        for i, room in enumerate(free):
+            if not room > 0:
+                return 0, i
+            lo = 0.0
+            for edge in edges:  # the positions grow piecewise linearly in S, more slowly past each window
+                if self.held_positions(edge)[i] * per_position > room:
+                    break
+                lo = edge
+            slope = (self.held_positions(lo + 1.0)[i] - self.held_positions(lo)[i]) * per_position
+            if slope <= 0 and lo == (edges[-1] if edges else 0.0):
+                continue  # this stage holds any context
+            own = int(math.floor(lo + (room - self.held_positions(lo)[i] * per_position) / slope))
+            if best is None or own < best:
+                best, which = own, i
+        return best, which
+
+
+def kv_room(hw, model, precision, par, contexts=(), weight_bytes: float | None = None) -> dict | None:
+    """What the memory beside the weights holds at a layout with pipeline stages, stage by stage, for a model with
+    windowed or chunked layers (whose stages hold unlike mixes of global and windowed layers, so that no share of the
+    whole model's cache is any one GPU's): the longest context of one sequence and the stage that sets it, the
+    sequences at each of ``contexts`` (the same counts as the capacity at those contexts, formulas.parallel
+    capacity_batch_replica at the stage that binds there), and one GPU's global bytes per token and windowed bytes per
+    sequence on that stage.  None at one stage or for a model without windowed or chunked layers (the whole model's
+    share is then every GPU's: prose.kv_room_facts).  ``weight_bytes``: the weights one GPU of the stage that holds
+    the fewest tokens within every window holds as the report counts them (its accounting: the declared parameters
+    of the seed's), each stage's scaled alike; None: the shapes' (:func:`ledger`)."""
+    if par is None or par.pp <= 1 or not arch.bounded_layers(model):
+        return None
+    s_kv = 1.0 if model.attention.kind == "mla" else float(min(par.tp, model.kv_heads))
+    per_position = arch.kv_elements_per_token_layer(model) * precision.kv_bytes / s_kv
+    led = ledger(hw, model, precision, par.tp, par.pp, par.ep, par.redundant_experts)
+    if weight_bytes is not None:
+        scale = weight_bytes / led.held[int(led.binding())]
+        led = dataclasses.replace(led, held=tuple(h * scale for h in led.held))
+    reach, stage = led.reach(per_position)
+    g, w, c = led.kinds[stage]
+    a = model.attention
+    return {"tokens_one_sequence": reach, "stage": stage, "stages": par.pp, "kinds": (g, w, c),
+            "sequences": {int(x): led.sequences(per_position, float(x)) for x in contexts},
+            "bytes_per_token_global": g * per_position,
+            "bytes_per_sequence_windowed": (w * (a.sliding_window or 0) + c * (a.chunk_size or 0)) * per_position}
+
+
+def stage_words(room: dict) -> str:
+    """' of stage 4 of 4, the first to fill: 3 global and 12 windowed layers': the stage of :func:`kv_room` whose
+    GPUs a per-GPU KV figure is of."""
+    named = [f"{n} {what}" for n, what in zip(room["kinds"], ("global", "windowed", "chunked"), strict=True) if n]
+    layers = (", ".join(named[:-1]) + " and " + named[-1] if len(named) > 1 else named[0]) + " layers"
+    return f" of stage {room['stage'] + 1} of {room['stages']}, the first to fill: {layers}"
 
 
 def usable_at(hw, model, tp: int, ep: int = 1, pp: int = 1) -> float:

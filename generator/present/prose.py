@@ -242,13 +242,22 @@ def bounded_fact(r: Results) -> str:
 
 def kv_room_facts(r: Results, sc: dict, contexts=()) -> tuple[dict, float]:
     """(genreport.model.catalog.kv_facts of the memory beside one GPU's weights, the share of every sequence's cache
-    that GPU holds, 1 / (n_PP s_kv)): windowed and chunked layers' capacities, for chapter 4 and the summary."""
+    that GPU holds, 1 / (n_PP s_kv)): windowed and chunked layers' capacities, for chapter 4 and the summary.  With
+    pipeline stages, each stage's own layers and memory (stages.kv_room): the longest sequence and the sequences at
+    each context are the stages' least, its ``stage`` entry the one that sets the longest (a review read 80 sequences of
+    Gemma 3 27B at pp 4 where 66 fit, the model's cache split evenly over stages of 2 and 3 global layers)."""
+    from genreport.model import stages
     from genreport.model.catalog import kv_facts
 
     cut = r.envs[r.lead].cut
     share = cut.pp * cut.s_kv
-    return kv_facts(r.spec.model, r.spec.precision.kv_bytes, (sc["capacity"] - sc["weight_bytes"]) * share,
-                    contexts), share
+    kv = kv_facts(r.spec.model, r.spec.precision.kv_bytes, (sc["capacity"] - sc["weight_bytes"]) * share, contexts)
+    own = stages.kv_room(r.spec.hardware, r.spec.model, r.spec.precision, r.spec.parallelism, contexts,
+                         sc["weight_bytes"])
+    if own is not None:
+        kv.update(tokens_one_sequence=own["tokens_one_sequence"], sequences=own["sequences"],
+                  stage=own, each_token=own["bytes_per_token_global"], each_sequence=own["bytes_per_sequence_windowed"])
+    return kv, share
 
 
 def critical_fact(r: Results) -> str:

@@ -234,15 +234,20 @@ def _windowed_kv(r: Results, sc: dict, scope: str) -> str:
         return ""
     # the whole model's bytes beside its layer counts; a GPU's share after them (a QA read "40 KiB/token (10 global
     # layers) on each GPU" where each GPU of pp 2 holds 5 of the 10 layers' cache)
+    # with pipeline stages a GPU of the stage that sets the longest sequence (its own global and windowed layers:
+    # stages.kv_room), else every GPU's share of the whole model's
+    stage = kv.get("stage")
     parts, each = [], []
     if kv["global_layers"]:
         parts.append(f"{fmt.kib(kv['bytes_per_token_global'])}/token ({kv['global_layers']} global layers)")
-        each.append(f"{fmt.kib(kv['bytes_per_token_global'] / share)}/token")
+        if stage is None or stage["kinds"][0]:
+            each.append(f"{fmt.kib(kv['each_token'] if stage else kv['bytes_per_token_global'] / share)}/token")
     local = [f"{n} {what}" for n, what in ((kv["windowed_layers"], "windowed"), (kv["chunked_layers"], "chunked"))
              if n]
     parts.append(f"{fmt.memsize(round(kv['bytes_per_sequence_windowed']))}/sequence ({', '.join(local)} "
                  "at full window)")
-    each.append(f"{fmt.memsize(round(kv['bytes_per_sequence_windowed'] / share))}/sequence")
+    each.append(f"{fmt.memsize(round(kv['each_sequence'] if stage else kv['bytes_per_sequence_windowed'] / share))}"
+                "/sequence")
     one, most = kv["tokens_one_sequence"], m.max_context  # what the memory holds; what the model reads at most
     if one is None:
         first = f"one sequence of the model's longest context ({most:,})" if most else "any context for one sequence"
@@ -252,6 +257,10 @@ def _windowed_kv(r: Results, sc: dict, scope: str) -> str:
     fits = [first]
     fits += [f"{fmt.integer(n)} sequence{'' if n == 1 else 's'} at {s:,}" for s, n in kv["sequences"].items()]
     gpu = f" ({' + '.join(each)} on each GPU)" if share != 1 else ""
+    if stage:
+        from genreport.model.stages import stage_words
+
+        gpu = f" ({' + '.join(each)} on each GPU{stage_words(stage)})"
     return f"KV {' + '.join(parts)}{gpu}: {', '.join(fits)}{scope}"
 
 

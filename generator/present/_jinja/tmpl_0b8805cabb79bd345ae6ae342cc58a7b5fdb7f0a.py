@@ -196,6 +196,7 @@ def root(context, missing=missing):
                 yield escape(t_6(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'kv_windowed_per_sequence_gpu')))
                 yield ' on each '
                 yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
+                yield escape(context.call(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'get'), 'kv_stage_words', ''))
                 yield ')'
         else:
             pass
@@ -211,6 +212,7 @@ def root(context, missing=missing):
                 yield escape(t_6(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'kv_windowed_per_sequence_gpu')))
                 yield ' on each '
                 yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
+                yield escape(context.call(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'get'), 'kv_stage_words', ''))
                 yield ')'
         yield '</span>'
     yield '</td>\n<td><span data-live="precision.label">'
@@ -435,4 +437,4 @@ def root(context, missing=missing):
     yield '</p>\n</section>\n\n'
 
 blocks = {}
-debug_info = '1=101&5=114&6=116&7=128&8=140&9=148&10=160&11=179&12=185&13=217&14=221&15=243&16=256&19=263&22=278&23=284&25=288&27=292&28=302&29=311&30=327&31=338&32=345&33=347&34=361&38=380&39=393&40=396&41=412&42=415&43=427'
+debug_info = '1=101&5=114&6=116&7=128&8=140&9=148&10=160&11=179&12=185&13=219&14=223&15=245&16=258&19=265&22=280&23=286&25=290&27=294&28=304&29=313&30=329&31=340&32=347&33=349&34=363&38=382&39=395&40=398&41=414&42=417&43=429'
