@@ -129,3 +129,19 @@ def test_results_and_arrays(spec):
                 assert np.broadcast_to(grid["decode_tokens_per_s"][name], (3, 2))[i, j] == pytest.approx(v)
     # quantities whose parameters are missing are skipped, not guessed
     assert "decode_tokens_per_s" not in elasticities(r.envs["seed"], ["decode_tokens_per_s", "ridge_point"], {})
+
+
+def test_no_elasticity_of_a_count_of_no_sequence():
+    """Where no sequence of the last context fits, 'sequences that fit' is 0 and has no elasticity (a review, stop 91,
+    read 16.6 / -15.6 / -1 beside a capacity of 0 for DeepSeek-V3 at 160k): Llama 3.1 8B on one H100 holds about
+    480,000 tokens of 128 KiB beside its weights, so no sequence of 600k; the 1k context's row stays."""
+    from shared import evaluated
+
+    r = evaluated("llama8b-h100.yaml", ("workloads.decode.context=[1k, 600k]",))
+    assert r.per_context[r.lead]["capacity_batch"][-1] == 0
+    from genreport.model.shown import sensitivities
+
+    ids = [row["id"] for row in sensitivities(r)]
+    assert "capacity_batch" not in ids and "kv_capacity_tokens" in ids
+    fine = evaluated("llama8b-h100.yaml", ("workloads.decode.context=[1k, 100k]",))
+    assert "capacity_batch" in [row["id"] for row in sensitivities(fine)]

@@ -508,6 +508,8 @@ def sensitivities(r) -> list[dict]:
             continue  # a numeric root past a sliding window, or no root: the closed form's elasticities do not apply
         if qid in ("kv_capacity_tokens", "capacity_batch") and not fits:
             continue  # no physical value: an elasticity of a negative capacity means nothing
+        if qid == "capacity_batch" and not r.per_context[r.lead]["capacity_batch"][-1] >= 1:
+            continue  # no sequence of that context fits: the count is 0, and a share of its change is no number
         if qid == "crossover_batch":
             j = list(w.decode_context).index(s_first)
             if physical(qid, r.per_context[r.lead]["crossover_batch"][j])[0] is None:
