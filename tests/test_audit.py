@@ -112,6 +112,21 @@ def test_time_metrics(tmp_path):
     assert r["mbu"]["verdict"] == "impossible" and r["mbu"]["bound"] == 1.0
 
 
+def test_a_setup_that_cannot_run_bounds_nothing_and_refuses_every_metric(tmp_path):
+    """Llama 3.1 405B in fp8 (405.9 GB) on one H200 (151.4 GB): no rate, time or utilisation is measured on a setup
+    whose weights do not fit, so every claim is impossible and no bound is printed (a review, stop 91: a rate's
+    bound read 0 beside the times' "-", and an MBU of 0.5 on it read "ok"); the why names the fit, not a unit."""
+    path = claims(tmp_path, "rate,llama-3.1-405b,h200,1,1,1,fp8,1,,,tokens_per_s_per_gpu,30,s",
+                  "mbu,llama-3.1-405b,h200,1,1,1,fp8,1,,,mbu,0.5,s",
+                  "tpot,llama-3.1-405b,h200,1,1,1,fp8,1,,,ms_per_token,20,s",
+                  "eight,llama-3.1-405b,h200,8,8,1,fp8,1,,,mbu,0.5,s")
+    r = {x["id"]: x for x in audit(path)}
+    for k in ("rate", "mbu", "tpot"):
+        assert r[k]["verdict"] == "impossible" and r[k]["bound"] is None, r[k]
+        assert "do not fit in the memory of 1 NVIDIA H200" in r[k]["why"] and "MBU cannot exceed" not in r[k]["why"]
+    assert r["eight"]["verdict"] == "ok" and r["eight"]["bound"] == 1.0  # on eight it runs: the definition bounds it
+
+
 def test_unknown_model_and_hardware(tmp_path, capsys):
     path = claims(tmp_path, "a,llama-3-8b,h100-sxm,1,1,1,bf16,1,5,200,tokens_per_s,100,s",
                   "b,llama-3.1-8b,h100,1,1,1,bf16,1,5,200,tokens_per_s,100,s")

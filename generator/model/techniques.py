@@ -735,7 +735,7 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
             ends += f" (one GPU's verify step turns compute-bound at {verify_x:,.0f})"
         if ends is None:
             far = lay["speedup_far"]
-            upto = (f"pays at every batch up to the {lay['scanned']:,} sequences "
+            upto = (f"pays at every batch up to the {lay['scanned']:,} sequence{'' if lay['scanned'] == 1 else 's'} "
                     + ("the engine runs at once (its max_sequences)" if lay["engine_binds"] else "a replica holds"))
             # where the verify step turns compute-bound only past the batches scanned, it stays memory-bound to the
             # last (QA of stop 71: "past batch 765 ... falls, to 3.36x at batch 256")

@@ -76,8 +76,12 @@ def sentences(r: Results) -> list[str]:
             p = r.parallel.parallelism
             shape = ", ".join(f"{k} {v}" for k, v in (("tp", p.tp), ("pp", p.pp), ("ep", p.ep), ("dp", p.dp)) if v > 1)
             where = f"On {p.gpus} GPUs ({shape})" if p.gpus > 1 else "On one GPU"  # a layout block of tp 1
-            out.append(f"{where}, decode at batch {d1['batch']:,} and context {d1['context']:,} is "
-                       f"{d1['roof']}-bound: the strict bound is {fmt.time(d1['time'])} per token (the ledgers "
+            # where its KV cache does not fit, the capacity binds (the decision table's "binds"): the roofs' time is
+            # what it would take, were it to fit (a review read "is bandwidth-bound" beside the table's "capacity")
+            state = (f"is {d1['roof']}-bound" if d1["fits"] or not r.verdicts.get("weights_fit", True) else
+                     f"does not fit ({_fit_words(dict(d1, gpus=p.replica_gpus))}); were it to fit, it would be {d1['roof']}-bound")
+            out.append(f"{where}, decode at batch {d1['batch']:,} and context {d1['context']:,} {state}: the "
+                       f"strict bound is {fmt.time(d1['time'])} per token (the ledgers "
                        f"overlapped), at most {fmt.num(d1['tokens_per_s_gpu'])} tok/s per GPU; the serial estimate is "
                        f"{fmt.time(d1['serial'])}, {_collectives_clause(d1, p.pp, p.tp > 1 or p.ep > 1)}{_overhead_clause(d1)}.")
         elif len(out) < 1 and not d1["fits"] and r.verdicts.get("weights_fit", True):

@@ -352,8 +352,11 @@ const GR_PROSE = (function () {
           .map(function (k) { return k + " " + par[k]; }).join(", ");
         const gpus = par.tp * par.pp * par.dp;  // a layout block of tp 1: "On one GPU" (summary.sentences)
         const where = gpus > 1 ? "On " + gpus + " GPUs (" + shape + ")" : "On one GPU";
+        // where its KV cache does not fit, the capacity binds: what it would take, were it to fit (summary.sentences)
+        const state = d1.fits || !weightsFit ? `is ${d1.roof}-bound`
+          : `does not fit (${fitWords(Object.assign({}, d1, {gpus: par.tp * (par.pp || 1)}))}); were it to fit, it would be ${d1.roof}-bound`;
         out.push(`${where}, decode at batch ${commas(d1.batch)} and context `
-          + `${commas(d1.context)} is ${d1.roof}-bound: the strict bound is ${F.time(d1.time)} per token (the ledgers `
+          + `${commas(d1.context)} ${state}: the strict bound is ${F.time(d1.time)} per token (the ledgers `
           + `overlapped), at most ${F.num(d1.tokens_per_s_gpu)} tok/s per GPU; the serial estimate is `
           + `${F.time(d1.serial)}, ${collectivesClause(d1, par.pp, par.tp > 1 || (par.ep || 1) > 1)}${overheadClause(d1)}.`);
       } else if (out.length < 1 && !d1.fits && weightsFit) {

@@ -440,7 +440,7 @@ const GR_SERVING = (() => {
         ends += " (one GPU's verify step turns compute-bound at " + commas(verifyX) + ")";
       }
       if (ends === null) {
-        ends = "pays at every batch up to the " + commas(scanned) + " sequences "
+        ends = "pays at every batch up to the " + commas(scanned) + (scanned === 1 ? " sequence " : " sequences ")
           + (scanned < held ? "the engine runs at once (its max_sequences)" : "a replica holds")
           + (verifyX === null ? "" : verifyX < scanned ? ": past batch " + commas(verifyX) + " the speed-up at the last "
             + "token falls, to " + F.format(far, ".2f") + "× at batch " + commas(scanned) : ", " + F.format(far, ".2f")
