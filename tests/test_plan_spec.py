@@ -38,15 +38,21 @@ def _same_row(row: dict, cheapest: dict) -> None:
     assert not differ, differ
 
 
-@pytest.mark.parametrize("spec", ["llama70b-h100-tp8.yaml", "deepseek-v3-h200-ep8.yaml", "maverick"])
+@pytest.mark.parametrize("spec", ["llama70b-h100-tp8.yaml", "deepseek-v3-h200-ep8.yaml", "maverick", "one-token"])
 def test_the_first_row_is_the_serving_chapters_cheapest_layout(capsys, spec):
-    """The committed serving specs (a dense model with a draft, DeepSeek-V3 with MTP at tp 2 ep 8 dp 4) and Llama 4
-    Maverick over two nodes with an MTP-style head: the row and the chapter's layout are the same numbers."""
-    path = spec_file(MAVERICK_TWO_NODES, "svmav") if spec == "maverick" else ROOT / "specs" / spec
+    """The committed serving specs (a dense model with a draft, DeepSeek-V3 with MTP at tp 2 ep 8 dp 4), Llama 4
+    Maverick over two nodes with an MTP-style head, and the 70B's request of one output token, whose cost is its
+    prompt's prefill in both (a review found the chapter's tp 4 by $/M output tokens beside plan's tp 1 by $ per
+    request): the row and the chapter's layout are the same numbers."""
+    one = (ROOT / "specs" / "llama70b-h100-tp8.yaml").read_text().replace("output: 512", "output: 1")
+    path = (spec_file(MAVERICK_TWO_NODES, "svmav") if spec == "maverick" else spec_file(one, "onetoken")
+            if spec == "one-token" else ROOT / "specs" / spec)
     cheapest = evaluated(path).serving["cheapest"]
     assert cheapest is not None
     doc = _plan(capsys, str(path))
     _same_row(doc["rows"][0], cheapest)
+    if spec == "one-token":
+        assert cheapest["usd_per_request"] is not None and cheapest["gpus"] == 1
     assert doc["spec"] == str(path) or doc["spec"].endswith(path.name)
     keys = [(r["hardware"], r["precision"], r["kv_cache"], r["tp"], r["pp"], r["ep"], r["dp"]) for r in doc["rows"]]
     assert len(keys) == len(set(keys)), "a layout listed twice (with and without speculation)"

@@ -137,7 +137,10 @@ def plan_inputs(spec) -> dict:
     if sv.speculative is not None:
         sp = sv.speculative
         ask = (sp.draft_tokens, sp.acceptance, sp.draft if sp.draft is not None else sp.draft_cost, sp.verified)
-    shape = Shape(sv.prompt, sv.output, sv.ttft, sv.users, sv.prefix_hit)
+    # a request of one output token is its prompt alone, priced by its prefill, as plan takes a report spec's
+    # (commands/plan.py: prefill_only; a review found the chapter's cheapest layout tp 4 by $/M output tokens where
+    # plan's first row was tp 1 by $ per request)
+    shape = Shape(sv.prompt, sv.output, sv.ttft, sv.users, sv.prefix_hit, prefill_only=sv.output == 1)
     return {"batch": min(sv.users, MAX_BATCH) if sv.users else replica_batch(hw), "context": shape.last_context,
             "latency": sv.tpot,
             "precisions": report_precisions(spec), "max_gpus": MAX_GPUS if hw.link is not None else 1,

@@ -247,11 +247,10 @@ REPORT_ORDER = ("fig1-decode-bounds", "fig6-roofline", "fig2-three-modes", "fig3
 
 def _numbered(caps: dict[str, str], r: Results) -> dict[str, str]:
     """Captions with '{figure:NAME}' replaced by the number NAME has in this report."""
-    hidden = ({"fig5-memory-ledger"} if not r.training else set()) | \
-        ({"fig8-gpus", "fig9-gpu-rates"} if r.many is None else set()) | \
-        ({"fig9-gpu-rates"} if r.many is not None and not r.many.tp_fits else set()) | \
-        ({"fig10-frontier", "fig11-rates"} if r.serving is None else set())
-    shown = [n for n in REPORT_ORDER if n not in hidden]
+    from genreport.present.figures import hidden
+
+    gone = hidden(r)
+    shown = [n for n in REPORT_ORDER if n not in gone]
     numbers = {n: str(i + 1) for i, n in enumerate(shown)}
 
     def fill(m: re.Match) -> str:

@@ -64,10 +64,23 @@ DRAWERS: dict[str, Drawer] = {
 }
 
 
+def hidden(results: Results) -> set[str]:
+    """The figures ``results``' report does not show: the memory ledger without a training workload (chapter 4 has no
+    training state to draw), the GPUs' comparison where no other GPU is compared, its rates where no tensor-parallel
+    layout fits, the serving chapter's without a ``serving`` block.  Neither drawn nor written (a review found
+    fig5-memory-ledger.svg in the folders of reports that do not show it)."""
+    r = results
+    return (({"fig5-memory-ledger"} if not r.training else set())
+            | ({"fig8-gpus", "fig9-gpu-rates"} if r.many is None else set())
+            | ({"fig9-gpu-rates"} if r.many is not None and not r.many.tp_fits else set())
+            | ({"fig10-frontier", "fig11-rates"} if r.serving is None else set()))
+
+
 def figure_list(results: Results) -> list[tuple[str, Caption]]:
-    """(name, caption) of the figures ``results``' report draws, in report order: every report's, then the serving
-    chapter's when the spec has a ``serving`` block (a report without one draws the same figures as before)."""
-    return FIGURES + (SERVING_FIGURES if results.serving is not None else [])
+    """(name, caption) of the figures ``results``' report draws and shows, in drawing order: every report's, then
+    the serving chapter's when the spec has a ``serving`` block, less those it does not show (:func:`hidden`)."""
+    gone = hidden(results)
+    return [(name, cap) for name, cap in FIGURES + SERVING_FIGURES if name not in gone]
 
 
 def captions(results: Results, baseline: Results | None = None) -> dict[str, str]:

@@ -179,6 +179,10 @@ def caption4(r: Results, baseline: Results | None = None) -> str:
         none = [tokens(c) for j, c in enumerate(ctx) if caps[j] < 1]
         if none:
             s += f"Not one {_join(none)} sequence fits beside the weights. "
+    elif sc["weight_bytes"] < sc["capacity"]:  # room for a few tokens, not for one sequence of these contexts
+        s += (f"The weights ({gib(sc['weight_bytes'])} GiB) leave {gib(sc['capacity'] - sc['weight_bytes'])} GiB of "
+              f"{cap_gib} GiB, too little for one sequence of {_join([tokens(c) for c in ctx])}, so no batch fits: "
+              "the curves are dotted and no diamonds are drawn. ")
     else:
         s += (f"The weights alone ({gib(sc['weight_bytes'])} GiB) leave no room for a KV cache on "
               f"{cap_gib} GiB, so no batch fits: the curves are dotted and no diamonds are drawn. ")
