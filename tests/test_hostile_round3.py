@@ -547,7 +547,8 @@ def test_a_build_whose_children_stop_finishes_with_the_same_bytes(small, tmp_pat
     print(f"\nchildren stopped: build {seconds} s, {killed} children given up")
     assert code == "0" and int(killed) >= 1
     assert _files(out / "small") == _files(Path(str(out) + "-reference") / "small")
-    assert len([f for f in _files(out / "small") if f.startswith("figures/")]) >= 9
+    # the figures the report shows (figures.drawn): its eight, the memory ledger hidden without a training workload
+    assert len([f for f in _files(out / "small") if f.startswith("figures/")]) >= 8
 
 
 PDF_WORKER = """

@@ -90,7 +90,8 @@ def test_serving_figures_only_with_a_serving_block(r70):
     assert list(figures.captions(plain)) == [n for n, _ in figures.FIGURES]
     assert [n for n, _ in figures.figure_list(r70)] == [n for n, _ in figures.FIGURES] + SERVING_NAMES
     drawn = figures.draw_all(r70)
-    assert list(drawn) == [n for n, _ in figures.FIGURES] + SERVING_NAMES
+    assert "fig5-memory-ledger" in figures.hidden(r70) and not r70.training  # no training: no memory ledger drawn
+    assert list(drawn) == [n for n, _ in figures.FIGURES if n != "fig5-memory-ledger"] + SERVING_NAMES
     for name in SERVING_NAMES:
         root = ET.fromstring(drawn[name])
         assert root.get("width") == "460.8pt" and root.get("height") == "259.2pt", name
@@ -469,8 +470,8 @@ def test_an_moe_steady_state_reads_the_experts_its_tokens_touch(rds):
 
 
 def test_the_figure_store_keeps_the_serving_figures(r70, tmp_path, monkeypatch):
-    """A report with a serving block keeps its eleven figures for the next build, which draws none and gets the
-    same bytes."""
+    """A report with a serving block keeps its ten figures (the eleven less the memory ledger, hidden without a
+    training workload) for the next build, which draws none and gets the same bytes."""
     from genreport.present.figures import store
 
     monkeypatch.setenv("GENREPORT_CACHE", str(tmp_path / "cache"))
@@ -479,8 +480,8 @@ def test_the_figure_store_keeps_the_serving_figures(r70, tmp_path, monkeypatch):
     wide = pending.result()
     pending.keep()
     kept = list((tmp_path / "cache" / store.FOLDER).glob("*.json"))
-    assert list(wide) == [n for n, _ in figures.FIGURES] + SERVING_NAMES
-    assert len(kept) == 1 and len(json.loads(kept[0].read_text())["figures"]) == 11
+    assert list(wide) == [n for n, _ in figures.FIGURES if n != "fig5-memory-ledger"] + SERVING_NAMES
+    assert len(kept) == 1 and len(json.loads(kept[0].read_text())["figures"]) == 10
 
     def refuse(*_a, **_k):
         raise AssertionError("a figure was drawn")

@@ -19,8 +19,10 @@ there.  --context names it: alone, a request of that prompt and one generated to
 --batch (or --users) that fits the KV capacity and whose slowest decode round (TPOT) meets --tpot; the row gives
 the time to first token, TPOT, the end-to-end latency of one request (closed form over its decode rounds),
 tok/s per user and per GPU, $/M tokens in and out at the GPU's price (--price h100-sxm=2.5), J/token at its
-board power, the memory left per GPU, and with --users the GPUs that serve them.  Sorted by $/M output tokens
-when every GPU has a price, else by tok/s per GPU.  The evaluation is :func:`genreport.model.plan.plan`.
+board power, the memory left per GPU, and with --users the GPUs that serve them.  Sorted by the cost of a request
+(its prompt at $/M input tokens and its output - 1 decode tokens at $/M output tokens; a request of one output token
+with a prompt, its prefill alone; $/M output tokens where no prompt is given) when every GPU has a price, else by
+tok/s per GPU.  The evaluation is :func:`genreport.model.plan.plan`.
 """
 
 from __future__ import annotations
@@ -116,7 +118,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--gpus", default=None, type=int, metavar="N",
                    help="only replicas of exactly N devices (\"on 4 x H100\": --gpus 4)")
     p.add_argument("--sort", choices=("auto", "cost", "speed", "gpus", "user"), default="auto",
-                   help="order: cost ($/M output tokens), speed (tok/s per device), gpus (fewest devices for --users, "
+                   help="order: cost ($ per request: its prompt and its output; $/M output tokens without a prompt), speed (tok/s per device), gpus (fewest devices for --users, "
                         "then cost), user (tok/s per user); auto: cost when every device has a price, else speed")
     p.add_argument("--estimate", choices=("bound", "serial"), default="bound",
                    help="what the targets and the ranking use: the strict bound (default) or the serial estimate")
@@ -541,7 +543,7 @@ def main(argv: list[str]) -> int:
 
 
 def merge(results, priced: bool, sort: str = "auto"):
-    """One plan of several GPUs: every row in the order ``sort`` asks ("auto": $/M output tokens when every GPU is
+    """One plan of several GPUs: every row in the order ``sort`` asks ("auto": the cost of a request when every GPU is
     priced, else tok/s per GPU; genreport.model.plan.ranking); the rejections added up.  ``estimate`` of the result
     names the order."""
     from genreport.model.plan import ORDERS, Plan, nearest, ranking

@@ -278,6 +278,7 @@ def kv_room(hw, model, precision, par, contexts=(), weight_bytes: float | None =
     g, w, c = led.kinds[stage]
     a = model.attention
     return {"tokens_one_sequence": reach, "stage": stage, "stages": par.pp, "kinds": (g, w, c),
+            "uneven": len(set(led.kinds)) > 1,  # the stages hold unlike mixes of layers: the stage is named
             "sequences": {int(x): led.sequences(per_position, float(x)) for x in contexts},
             "bytes_per_token_global": g * per_position,
             "bytes_per_sequence_windowed": (w * (a.sliding_window or 0) + c * (a.chunk_size or 0)) * per_position}
@@ -285,7 +286,9 @@ def kv_room(hw, model, precision, par, contexts=(), weight_bytes: float | None =
 
 def stage_words(room: dict) -> str:
     """' of stage 4 of 4, the first to fill: 3 global and 12 windowed layers': the stage of :func:`kv_room` whose
-    GPUs a per-GPU KV figure is of."""
+    GPUs a per-GPU KV figure is of; '' where every stage holds the same mix of layers (each GPU's is then the same)."""
+    if not room.get("uneven", True):
+        return ""
     named = [f"{n} {what}" for n, what in zip(room["kinds"], ("global", "windowed", "chunked"), strict=True) if n]
     layers = (", ".join(named[:-1]) + " and " + named[-1] if len(named) > 1 else named[0]) + " layers"
     return f" of stage {room['stage'] + 1} of {room['stages']}, the first to fill: {layers}"

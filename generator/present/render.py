@@ -619,15 +619,15 @@ class Rendering:
                  for_print: bool = False, want_phone: bool = True):
         import secrets
 
-        from genreport.present.figures import figure_list, start
+        from genreport.present.figures import drawn, start
         from markupsafe import Markup
 
         self.timer, self.want_phone, self.r = timer, want_phone, r
         self.pending = start(r, baseline, apart=not for_print, phone=want_phone)  # no PDF: both layouts at once
         token = secrets.token_hex(8)
-        shown = figure_list(r)
-        self.marks = {name: f"genreport-figure-{token}-{name}-" for name, _cap in shown}  # none a prefix of another
-        self.phone = {name: f"genreport-phone-{token}-{name}-" for name, _cap in shown}  # the narrow layout's
+        shown = drawn(r)
+        self.marks = {name: f"genreport-figure-{token}-{name}-" for name in shown}  # none a prefix of another
+        self.phone = {name: f"genreport-phone-{token}-{name}-" for name in shown}  # the narrow layout's
         # The page's data and scripts come after the live marker, where print cuts the page: they are put in by
         # finish(), off the way to the PDF (0.05-0.1 s of a one-off build: the scripts compacted, the data written).
         self.live = Markup(f"{live.LIVE_MARK}genreport-live-{token}")
@@ -873,6 +873,10 @@ def context(r: Results, baseline: Results | None, figures: dict[str, str],
     caps = _numbered(captions(r), r)
     figs = {name: {"src": src, "narrow": (narrow or {}).get(name), "caption": caps.get(name, ""), "name": name}
             for name, src in figures.items()}
+    # a figure the report does not show keeps its caption for the words that stand in its place (chapter 6's GPUs'
+    # rates where no tensor-parallel layout fits); the figure macro draws only those with a picture
+    figs.update({name: {"src": None, "narrow": None, "caption": text, "name": name}
+                 for name, text in caps.items() if name not in figs})
     gemm_rows = []
     for i, g in enumerate(r.gemm):  # the first matrix's closed forms are shown; the table covers the rest
         shown = {"sat": f.block(r.blocks[f"gemm_sat_{i}"]), "cross": f.block(r.blocks[f"gemm_cross_{i}"])} \

@@ -186,7 +186,7 @@ def root(context, missing=missing):
         if l_1_name is missing:
             l_1_name = undefined("parameter 'name' was not provided", name='name')
         pass
-        if (l_1_name in l_1_figs):
+        if ((l_1_name in l_1_figs) and environment.getattr(environment.getitem(l_1_figs, l_1_name), 'src')):
             pass
             l_1_n = context.call(environment.getattr((undefined(name='eq') if l_1_eq is missing else l_1_eq), 'figure'), l_1_name)
             t_6.extend((

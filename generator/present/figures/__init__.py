@@ -77,10 +77,17 @@ def hidden(results: Results) -> set[str]:
 
 
 def figure_list(results: Results) -> list[tuple[str, Caption]]:
-    """(name, caption) of the figures ``results``' report draws and shows, in drawing order: every report's, then
-    the serving chapter's when the spec has a ``serving`` block, less those it does not show (:func:`hidden`)."""
+    """(name, caption) of the figures ``results``' report has, in report order: every report's, then the serving
+    chapter's when the spec has a ``serving`` block (a report without one has the same figures as before).  Their
+    captions are the report's words also where a figure is not shown (:func:`hidden`: chapter 6 says what the GPUs'
+    rates would have drawn)."""
+    return FIGURES + (SERVING_FIGURES if results.serving is not None else [])
+
+
+def drawn(results: Results) -> list[str]:
+    """The names of the figures ``results``' report shows, in report order: those drawn and written."""
     gone = hidden(results)
-    return [(name, cap) for name, cap in FIGURES + SERVING_FIGURES if name not in gone]
+    return [name for name, _cap in figure_list(results) if name not in gone]
 
 
 def captions(results: Results, baseline: Results | None = None) -> dict[str, str]:
@@ -211,7 +218,7 @@ class Pending:
         if kind not in self._done and kind in self._kept:
             from genreport.present.figures import store
 
-            kept = store.get(self._keys[kind], [name for name, _cap in figure_list(self._args[0])])
+            kept = store.get(self._keys[kind], drawn(self._args[0]))
             if kept is not None:  # else (a file gone or spoilt since) drawn here, below
                 self._done[kind] = kept
         if kind not in self._done and kind in self._covered:
@@ -318,7 +325,7 @@ def draw_all(results: Results, baseline: Results | None = None, narrow: bool = F
 
     out: dict[str, bytes] = {}
     with matplotlib.rc_context(RC), layout(narrow):
-        for name, _cap in figure_list(results):
+        for name in drawn(results):
             out[name] = _svg(_nouned(DRAWERS[name](results, baseline), results.spec.hardware.noun))
     return out
 
