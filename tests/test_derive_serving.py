@@ -593,3 +593,19 @@ def test_the_goodputs_room_solved_for_a_hit_answers_within_derives_limit(capsys,
     roots = [float(x.split("=")[1].split()[0]) for x in out.splitlines()
              if x.strip().startswith("h_p =") and "numeric root" in x]
     assert roots == [pytest.approx(0.9, abs=1e-4)], out
+
+
+def test_the_prefix_capacity_is_derived_where_the_chapter_states_it(capsys):
+    """``derive prefix_capacity_batch --spec`` at a request's last context, where the prefix caching row states it:
+    at the spec's first decode context (1,024, shorter than the 2,048 tokens cached of each 4k prompt) it read "the
+    weights ... exceed the memory capacity, so no sequence fits" beside the chapter's count (a review, stop 91)."""
+    path = SPECS / "llama70b-h100-tp8.yaml"
+    sets = ["--set", "serving.prefix_hit=0.5"]
+    r = evaluated(path, ("serving.prefix_hit=0.5",))
+    after = r.serving["techniques"]["numbers"]["prefix_capacity_after"]
+    assert main(["derive", "prefix_capacity_batch", "--spec", str(path), *sets]) == 0
+    out = capsys.readouterr().out
+    assert f"(floor: {after})" in _value_line(out) and "no sequence fits" not in out, out[-600:]
+    assert main(["derive", "prefix_capacity_batch", "--spec", str(path), *sets, "--context", "1k"]) == 0
+    assert ("none: the context, 1,024 tokens, is shorter than the 2,048 tokens a prefix cache holds of each prompt"
+            in _value_line(capsys.readouterr().out))

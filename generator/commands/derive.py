@@ -297,6 +297,8 @@ def derive_text(qid: str, args, accounting: str | None) -> str:
         # round them up to a number the report does not state
         integer = q.integer or ("floor" if qid in CUT_TOKENS else "")
         own, why, scope = stated_at_point(qid, nums, q.unit, integer)
+        if own is None and qid == "prefix_capacity_batch":
+            why = _prefix_past_context(nums.values) or why
         out.append(f"  {so.expr_text(qsym)} = " + (_fmt(own, q.unit, integer) if own is not None
                                                    else f"none: {device(why, noun)}"))
         out += device(scope, noun)
@@ -573,8 +575,10 @@ def _numbers(args, accounting: str | None, qid: str, spec=None) -> Numbers:
     }
     if qid in REQUEST and spec.serving is not None:  # the serving chapter's request: its prompt, its output
         defaults["tokens"] = spec.serving.prompt
-    if qid in DRAFT_ROOM and spec.serving is not None:
-        # the serving chapter states what a replica holds beside the draft at a request's last context
+    if qid in DRAFT_ROOM + ("prefix_capacity_batch",) and spec.serving is not None:
+        # the serving chapter states what a replica holds beside the draft, and beside the shared prefix (its prefix
+        # caching row), at a request's last context (a review read "no sequence fits" at the spec's first decode
+        # context, 1,024, shorter than the 2,048 cached tokens, beside the chapter's 1,965)
         from genreport.model.serving import last_context
 
         defaults["context"] = last_context(spec.serving.prompt, spec.serving.output)
@@ -882,6 +886,20 @@ def _numbers(args, accounting: str | None, qid: str, spec=None) -> Numbers:
     if qid == "kv_capacity_tokens" and not nums.note:
         nums.note = _window_reach_note(spec, env_obj, values)
     return nums
+
+
+def _prefix_past_context(values: dict) -> str:
+    """Why the prefix capacity has no value where the context is shorter than the cached prefix (no sequence of S
+    tokens holds h_p T_in of them: the count's balance does not describe it); '' otherwise."""
+    try:
+        s, t_in, h = (float(np.ravel(values[k])[0]) for k in ("S", "T_in", "h_p"))
+    except (KeyError, TypeError, ValueError):
+        return ""
+    if not s < h * t_in:
+        return ""
+    return (f"the context, {s:,.0f} tokens, is shorter than the {h * t_in:,.0f} tokens a prefix cache holds of each "
+            f"prompt (h_p T_in), so no sequence of that context shares them: take --context at a request's last "
+            "context, as the serving chapter does")
 
 
 def _window_reach_note(spec, env_obj, values: dict) -> str:
