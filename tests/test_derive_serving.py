@@ -567,7 +567,7 @@ def test_a_prefix_hit_solved_for_recounts_what_the_windows_hold(capsys):
     # Gemma 3 27B at its decode context (shorter than the 4k prompt): the quantity's denominator is 0 at one hit,
     # S c = h_p T_in c_s, which the recount met as a ZeroDivisionError (stop 90's second review); that pole is no root
     gemma = ["--spec", "specs/llama70b-h100-tp8.yaml", "--set", "model=gemma-3-27b", "--set", "serving.prefix_hit=0.5",
-             "--no-latex"]
+             "--no-latex", "--context", "1k"]  # (derive's own default is the chapter's, a request's last context)
     assert main(["derive", "prefix_capacity_batch", "--for", "h_p", "--at", "prefix_capacity_batch=1200", *gemma]) == 0
     out = capsys.readouterr().out
     assert "h_p = 0.0257658  (numeric root" in out

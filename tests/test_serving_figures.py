@@ -725,3 +725,21 @@ def test_the_frontiers_best_at_the_target_is_a_batch_its_compute_keeps():
         assert best is not None and best["batch"] <= limits[best["layout"]], (est, best, limits[best["layout"]])
     fast = [x for x in f["pareto"]["serial"] if x["tokens_per_s_user"] >= 1 / 0.03]
     assert any(x["batch"] > limits[x["layout"]] for x in fast)  # the frontier holds points past it: now left out
+
+
+def test_a_pipelines_lone_sequence_passes_every_stage_in_the_rate_figure(rmav):
+    """Llama 4 Maverick at tp 8 x pp 2: at no load one sequence decodes alone, one micro-batch, and each of its tokens
+    passes both stages, so the rate figure's time per output token is two stages' reads, 2 N_g b / W, with N_g the
+    slice one token's experts make of a GPU's (a review read one stage's 0.48 ms for DeepSeek-V3 at tp 8 x pp 2 beside
+    the table's 0.997 ms); where two or more sequences fill the two micro-batches nothing changes."""
+    r = rmav
+    lead = r.envs[r.lead]
+    assert lead.cut.pp == 2
+    import numpy as np
+
+    one = lead.weights_at(np.asarray([1.0]))
+    w = float(lead.values["W"])
+    rates = r.serving["techniques"]["rates"]["unchunked"]
+    assert rates["rate"][0] == 0.0
+    n_g, b = (float(np.ravel(one[k])[0]) for k in ("N", "b"))
+    assert rates["tpot"][0] == pytest.approx(2 * n_g * b / w, rel=1e-9)

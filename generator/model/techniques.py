@@ -1431,11 +1431,22 @@ def rate_curves(r, budget: float | None, kv_rate: float | None, held_mean: float
     lead = r.envs[r.lead]
     uncached = float(sv.prompt) * (1 - sv.prefix_hit)
 
+    pp = float(lead.cut.pp)
+
     def weights(tokens) -> dict:
         """N, N_e and b of a step of ``tokens`` tokens: an MoE reads the experts they touch, a pipeline stage its
-        slice once per micro-batch (as the report's decode grid counts them)."""
-        g = lead.weights_at(np.maximum(np.nan_to_num(np.asarray(tokens, dtype=float), nan=1e9, posinf=1e9), 1.0))
-        return {k: np.asarray(g[k], dtype=float) * np.ones(np.shape(tokens)) for k in ("N", "N_e", "b")}
+        slice once per micro-batch (as the report's decode grid counts them).  Over stages a round is n_St steps
+        whatever its micro-batches: with fewer than n_St tokens in flight (vLLM's min(n_St, B) micro-batches) the
+        stages wait for each other and the round takes n_St slices' time, not one per micro-batch (a review read a
+        lone sequence's time per token at one stage's 0.48 ms on DeepSeek-V3 at tp 8 x pp 2, where it passes both
+        stages: 0.96 ms)."""
+        t = np.maximum(np.nan_to_num(np.asarray(tokens, dtype=float), nan=1e9, posinf=1e9), 1.0)
+        g = lead.weights_at(t)
+        out = {k: np.asarray(g[k], dtype=float) * np.ones(np.shape(tokens)) for k in ("N", "N_e", "b")}
+        if pp > 1:
+            idle = pp / np.minimum(pp, t) * np.ones(np.shape(tokens))  # the round's n_St steps over its micro-batches
+            out["N"], out["N_e"] = out["N"] * idle, out["N_e"] * idle
+        return out
 
     # a prompt prefilled alone is a pass over a whole prompt (prompt_head_dim): MLA in its decompressed form, as the
     # layout's prefill and the TTFT take it, not the absorbed head of a decode step (DeepSeek-V3: d_h 160, not 544,
