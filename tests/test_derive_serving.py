@@ -609,3 +609,26 @@ def test_the_prefix_capacity_is_derived_where_the_chapter_states_it(capsys):
     assert main(["derive", "prefix_capacity_batch", "--spec", str(path), *sets, "--context", "1k"]) == 0
     assert ("none: the context, 1,024 tokens, is shorter than the 2,048 tokens a prefix cache holds of each prompt"
             in _value_line(capsys.readouterr().out))
+
+
+def test_derive_s_unchunked_rounds_read_what_the_rate_figure_reads(capsys):
+    """Llama 4 Maverick at tp 8 x pp 2 x ep 8 at 2 requests/s: ``derive unchunked_step_time --spec`` evaluated one
+    GPU's whole slice of the experts and one stage's prefill (a review, stop 91, on DeepSeek-V3 at tp 8 x pp 2: 9.52 ms
+    beside the rate figure's 1.2 ms); it takes the chapter's inputs at the spec's rate (rates.unchunked.at_rate: the
+    experts the running sequences touch, a round's slices, a prompt's pass through both stages), and its TTFT the
+    round alone at those."""
+    text = MAVERICK_TWO_NODES.replace("serving: {prompt: 4k,", "serving: {rate: 2, prompt: 4k,")
+    assert text != MAVERICK_TWO_NODES
+    path = spec_file(text, "svmavrate")
+    r = evaluated_text(text, "svmavrate")
+    here = r.serving["techniques"]["rates"]["unchunked"]["at_rate"]
+    assert here["rate"] == 2.0
+    lead = r.envs[r.lead]
+    assert here["inputs"]["N"] < 0.5 * float(lead.values["N"])  # the touched experts, not the GPU's whole slice
+    want = float(r.q["unchunked_step_time"]({**lead.values, **here["inputs"], "lam": 2.0, "T_in": 4096.0,
+                                             "T_out": 512.0, "h_p": 0.0, "c": float(lead.values["c"])}))
+    assert main(["derive", "unchunked_step_time", "--spec", str(path), "--no-latex"]) == 0
+    out = capsys.readouterr().out
+    got = float(_value_line(out).split("=")[1].split()[0])
+    assert got == pytest.approx(want, rel=1e-5), out[-800:]
+    assert "the serving chapter's unchunked rounds at the spec's rate" in out

@@ -745,6 +745,28 @@ def _numbers(args, accounting: str | None, qid: str, spec=None) -> Numbers:
                      "the sequences running at this rate read" + (" (the experts they touch)" if spec.model.moe
                                                                   is not None else "")
                      + (", each slice once per micro-batch in flight" if pp > 1 else ""))
+    if qid in AT_SPEC_RATE and spec.serving is not None:  # (--at sets its own inputs after these)
+        # the serving chapter's unchunked rounds at the spec's rate (techniques.rate_curves): N, N_e and b the
+        # sequences running there read (an MoE's touched experts, a pipeline's slices a round) and t_p, a prompt's
+        # prefill through every stage; one GPU's whole slice read 9.52 ms for the rate figure's 1.2 ms (review)
+        from genreport.commands.derive_values import report_of
+
+        tech = (report_of(spec).serving or {}).get("techniques") or {}
+        here = tech.get("rates", {}).get("unchunked", {}).get("at_rate")
+        if here is not None:
+            values.update(here["inputs"])
+            if "t_r" in values:  # the round alone at that rate, with those weights (unchunked_ttft's t_r)
+                from genreport.formulas.compiled import load as load_q
+
+                rnd = load_q()["unchunked_round_time"]
+                at = {**values, "lam": here["rate"]}
+                if all(a in at for a in rnd.fn_args):
+                    values["t_r"] = float(np.ravel(rnd.fn(*(at[a] for a in rnd.fn_args)))[0])
+            point = ("the serving chapter's unchunked rounds at the spec's rate, one GPU's: N the weights the "
+                     "sequences running there read" + (" (the experts they touch)" if spec.model.moe is not None
+                                                       else "")
+                     + (", each slice a round's step" if spec.parallelism is not None and spec.parallelism.pp > 1
+                        else "") + ", t_p a prompt's prefill alone")
     if qid == "chunked_life_cost" and spec.serving is not None:
         # the serving chapter's chunked prefill row: its cost kappa_c (the mixed step's time over a plain round's,
         # its links included at a layout) and the mixed steps n_c of a batch's life, the row's numbers
@@ -1055,6 +1077,8 @@ POOLS = ("balanced_prefill_gpus", "decode_pool_rate", "prefill_pool_rate")
 # the sequences a replica holds beside a draft: the serving chapter's, at a request's last context (its formula takes
 # the whole model and divides it over the layout, genreport.model.layout.point_values)
 DRAFT_ROOM = ("capacity_batch_draft",)
+# the serving chapter's unchunked rounds at the spec's rate: derive takes the inputs the rate figure takes there
+AT_SPEC_RATE = ("unchunked_step_time", "unchunked_round_time", "unchunked_stall_time", "unchunked_ttft")
 
 
 def _pool_point(spec) -> dict | None:

@@ -1703,6 +1703,17 @@ def rate_curves(r, budget: float | None, kv_rate: float | None, held_mean: float
         x = inputs(w)
         return {"rate": rate(w), "inputs": x}
 
+    def at_spec_rate() -> dict | None:
+        """The unchunked rounds' inputs at the spec's rate, one GPU's: N, N_e and b the sequences running there read
+        (the steady state's fixed point: an MoE's touched experts, a pipeline's slices a round) and t_p, a prompt's
+        prefill alone (through every stage), what ``derive unchunked_step_time`` and its kin evaluate, as the rate
+        figure takes them (a review read derive's 9.52 ms from one GPU's whole slice beside the figure's 1.2 ms on
+        DeepSeek-V3 at tp 8 x pp 2); None without a rate."""
+        if sv.rate is None or not sv.rate > 0:
+            return None
+        w = unchunked(np.array([float(sv.rate)]))[2]
+        return {"rate": float(sv.rate), "inputs": {**{k: float(np.ravel(v)[0]) for k, v in w.items()}, "t_p": t_p}}
+
     curves = {}
     for kind in ("chunked", "unchunked"):
         if kind == "chunked":
@@ -1795,7 +1806,8 @@ def rate_curves(r, budget: float | None, kv_rate: float | None, held_mean: float
             p99_rate, p99_binds = None, None
         # without chunks, also the mean TTFT with the prompts queued for their prefills (``unchunked_ttft``); with
         # chunks, whether the chunk beside the running sequences at the P99 capacity holds the whole uncached prompt
-        extra = {"ttft_queued": [float(x) for x in queued], "stall_free": stall_free()} if kind == "unchunked" else {}
+        extra = ({"ttft_queued": [float(x) for x in queued], "stall_free": stall_free(), "at_rate": at_spec_rate()}
+                 if kind == "unchunked" else {})
         if kind == "chunked":
             running = float(np.ravel(chunked(min(p99_rate, float(lam[-1])))[1])[0]) if p99_rate is not None \
                 else math.inf
@@ -1819,6 +1831,7 @@ def rate_curves(r, budget: float | None, kv_rate: float | None, held_mean: float
             tpot, p99, stall, good_tpot = np.array([]), np.array([]), np.array([]), None
             extra.pop("ttft_queued", None)
             extra.pop("stall_free", None)
+            extra.pop("at_rate", None)
         curves[kind] = {**extra, "p99": [float(x) for x in p99], "p99_rate": p99_rate, "p99_binds": p99_binds,
                         "ttft_p90": [float(x) for x in ttft_p90], "ttft_tail_rate": ttft_rate,
                         "ttft_tail_binds": ttft_binds,
