@@ -517,7 +517,8 @@ TECHNIQUE_DEFS: tuple[QuantityDef, ...] = (
                 "rounds", "1", r"\bar{\kappa}_{c}", (), _T.chunked_life_cost, _T.SARATHI),
     QuantityDef("chunked_ttft", "time to first token of a prompt prefilled in chunks beside the batch, at least", "s",
                 r"t_{\mathrm{TTFT,chunk}}(B, S)", ("batch", "context"), _T.chunked_ttft, _T.SARATHI),
-    QuantityDef("steady_step_time", "time per output token at arrival rate lambda, steady state, at least", "s",
+    QuantityDef("steady_step_time", "time per output token at arrival rate lambda, steady state, the prompts "
+                "spread evenly over the steps (at least for a dense model)", "s",
                 r"t_{s}(\lambda)", (), _T.steady_step_time, _T.LITTLE),
     QuantityDef("goodput_rate_tpot", "highest arrival rate whose TPOT meets the target", "1/s",
                 r"\lambda_{\theta}", (), _T.goodput_rate_tpot, _T.LITTLE),
