@@ -397,17 +397,29 @@ def kv_tokens_that_fit(m, b_kv: float, free_bytes: float) -> int | None:
     if not bounded_layers(m):
         return int(math.floor(free_bytes / (m.layers * per_position)))
     a = m.attention
-    lo = 0.0  # the positions held grow piecewise linearly in S, more slowly past each window: find the segment
-    for edge in sorted({float(x) for x in (a.sliding_window, a.chunk_size) if x}):
-        if float(kv_positions_held(m, edge)) * per_position > free_bytes:
+    return reach_of(lambda x: float(kv_positions_held(m, x)), per_position, free_bytes,
+                    [float(x) for x in (a.sliding_window, a.chunk_size) if x])
+
+
+def reach_of(held, per_position: float, free_bytes: float, edges) -> int | None:
+    """The longest context S whose ``held(S)`` cached positions, ``per_position`` bytes each, fit in ``free_bytes``:
+    held grows piecewise linearly in S, more slowly past each of ``edges`` (a window, a chunk), so the segment where
+    the memory runs out is found, then S within it.  None where held stops growing past the last edge and it fits
+    (every layer bounded: no context is too long); 0 where nothing is free.  One model's layers
+    (:func:`kv_tokens_that_fit`) or one pipeline stage's (genreport.model.stages.StageLedger.reach)."""
+    if not free_bytes > 0:
+        return 0
+    lo = 0.0
+    for edge in sorted(set(edges)):
+        if held(edge) * per_position > free_bytes:
             break
         lo = edge
     else:
         edge = math.inf
-    slope = float(kv_positions_held(m, lo + 1.0) - kv_positions_held(m, lo)) * per_position
+    slope = (held(lo + 1.0) - held(lo)) * per_position
     if edge == math.inf and slope <= 0:
         return None
-    return int(math.floor(lo + (free_bytes - float(kv_positions_held(m, lo)) * per_position) / slope))
+    return int(math.floor(lo + (free_bytes - held(lo) * per_position) / slope))
 
 
 def kv_headline(m, b_kv: float, free_bytes: float | None = None, contexts=()) -> dict:

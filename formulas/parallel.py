@@ -124,6 +124,13 @@ def _some(n):
     return sp.Min(1, n - 1)
 
 
+def _all_reduce_sent(n, s):
+    """Bytes one GPU sends in an all-reduce over n GPUs, per byte it holds, at least [1]: 2 (n-1)/n without in-network
+    reduction (s = 0; the ring reaches it), 1 where the switch reduces (s = 1: each byte once into the switch); 0 for
+    n = 1 (:func:`all_reduce_time`, :func:`all_reduce_time_tiers` and the interconnect bytes beside them)."""
+    return 2 * (n - 1) / n * (1 - s) + s * _some(n)
+
+
 def all_reduce_time(n=n_g, Z=Z, W=W_x, alpha=alpha, s=0):
     """All-reduce of Z bytes per GPU over n GPUs, at least [s]: (2 (n-1)/n (1 - s) + s) Z/W + alpha.
 
@@ -135,7 +142,7 @@ def all_reduce_time(n=n_g, Z=Z, W=W_x, alpha=alpha, s=0):
     >>> round(float(t) * 1e6, 3)
     0.664
     """
-    return (2 * (n - 1) / n * (1 - s) + s * _some(n)) * Z / W + _some(n) * alpha
+    return _all_reduce_sent(n, s) * Z / W + _some(n) * alpha
 
 
 def all_reduce_time_library(n=n_g, Z=Z, W=W_c, alpha=alpha, tau=tau_c):
@@ -287,7 +294,7 @@ def all_reduce_time_tiers(n=n_g, Z=Z, W=W_x, alpha=alpha, s=0, n_u=n_u, W_o=W_o,
     4.027
     """
     m = _domains(n, n_u)
-    inner = (2 * (n - 1) / n * (1 - s) + s * _some(n)) * Z / (W + _some(m) * W_o) + _some(n) * alpha
+    inner = _all_reduce_sent(n, s) * Z / (W + _some(m) * W_o) + _some(n) * alpha
     outer = 2 * (m - 1) / m * Z / (n_u * W_o) + _some(m) * alpha_o
     return sp.Max(inner, outer)
 
@@ -707,20 +714,13 @@ def decode_time_ep(estimate: bool = False):
     return ep_dispatches() * L_x / n_PP * microbatches() * ep_layer_time(tokens, estimate, low_latency=True)
 
 
-def _all_reduce_sent(n=n_TP):
-    """Bytes one GPU sends in an all-reduce, per byte it holds [1]: the strict bound's (:func:`all_reduce_time`),
-    2 (n-1)/n without in-network reduction, 1 where the switch reduces (s_TP = 1: each byte once into the switch);
-    0 for n = 1."""
-    return 2 * (n - 1) / n * (1 - s_TP) + s_TP * _some(n)
-
-
 def decode_interconnect_bytes():
     """Bytes one GPU sends in a decode round as the strict bound counts them [B]: all-reduces (2 (n_TP-1)/n_TP (1 -
     s_TP) + s_TP) 2 L B d b_a / n_PP (the ring's least bytes, or each byte once where the switch reduces, as
     :func:`decode_time_comm` charges them), plus all-to-alls (the bound's: each token once to each other GPU that holds
     one of its experts, :func:`distinct_peers`, at the least a published kernel sends, one byte an element) and stage
     sends."""
-    tp = 2 * L / n_PP * _all_reduce_sent() * tp_all_reduce_bytes()
+    tp = 2 * L / n_PP * _all_reduce_sent(n_TP, s_TP) * tp_all_reduce_bytes()
     ep = ep_dispatches() * 2 * L_x / n_PP * distinct_peers(n_EP) * B * d * A2A_LEAST / ep_token_split()
     pp = _some(n_St) * B * d * b_a / n_TP
     return tp + ep + pp
@@ -1094,7 +1094,7 @@ def prefill_interconnect_bytes():
     """Bytes a GPU that sends to the next stage sends in a prefill of T tokens as the strict bound counts them [B]:
     all-reduces (:func:`decode_interconnect_bytes`' per byte), all-to-alls (the bound's: each token once to each GPU
     that holds one of its experts, one byte an element), one send."""
-    tp = 2 * L / n_PP * _all_reduce_sent() * tp_all_reduce_bytes(T)
+    tp = 2 * L / n_PP * _all_reduce_sent(n_TP, s_TP) * tp_all_reduce_bytes(T)
     ep = ep_dispatches() * 2 * L_x / n_PP * distinct_peers(n_EP) * T * d * A2A_LEAST / ep_token_split()
     return tp + ep + _some(n_St) * T * d * b_a / n_TP
 

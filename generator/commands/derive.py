@@ -754,14 +754,7 @@ def _numbers(args, accounting: str | None, qid: str, spec=None) -> Numbers:
         tech = (report_of(spec).serving or {}).get("techniques") or {}
         here = tech.get("rates", {}).get("unchunked", {}).get("at_rate")
         if here is not None:
-            values.update(here["inputs"])
-            if "t_r" in values:  # the round alone at that rate, with those weights (unchunked_ttft's t_r)
-                from genreport.formulas.compiled import load as load_q
-
-                rnd = load_q()["unchunked_round_time"]
-                at = {**values, "lam": here["rate"]}
-                if all(a in at for a in rnd.fn_args):
-                    values["t_r"] = float(np.ravel(rnd.fn(*(at[a] for a in rnd.fn_args)))[0])
+            values.update(here["inputs"])  # t_r among them: the round alone at that rate (unchunked_ttft's)
             point = ("the serving chapter's unchunked rounds at the spec's rate, one GPU's: N the weights the "
                      "sequences running there read" + (" (the experts they touch)" if spec.model.moe is not None
                                                        else "")

@@ -212,7 +212,9 @@ def facts(r) -> dict[str, float | str | None]:
             out["kv_windowed_per_sequence_gpu"] = out["kv_windowed_per_sequence"] / share
         from genreport.model import stages
 
-        own = stages.kv_room(r.spec.hardware, m, r.spec.precision, r.spec.parallelism)  # per-token bytes: no weights
+        # the stage the summary's "fits" line names (prose.kv_room_facts: the weights as the report counts them)
+        own = stages.kv_room(r.spec.hardware, m, r.spec.precision, r.spec.parallelism, (),
+                             r.scalars[r.lead]["weight_bytes"])
         if own is not None:  # stages of unlike layers: a GPU of the stage that fills first (the summary's)
             out["kv_global_per_token_gpu"] = float(own["bytes_per_token_global"])
             out["kv_windowed_per_sequence_gpu"] = float(own["bytes_per_sequence_windowed"])

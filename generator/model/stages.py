@@ -216,7 +216,6 @@ class StageLedger:
                 "n_PK": np.reshape(total / pos[s, cols], shape),
                 "C": np.reshape(np.asarray(self.room)[s], shape)}
 
-
     def held_positions(self, context: float) -> np.ndarray:
         """Cache positions one sequence at ``context`` holds on each stage: S in a global layer, min(S, w) in a
         windowed one, min(S, c) in a chunked one (formulas.architecture.kv_positions_held, stage by stage)."""
@@ -237,21 +236,11 @@ class StageLedger:
         token costs its layers' positions up to the first window, then only its global layers' (and its chunked
         layers' up to the chunk); None where no stage has a global layer and every stage holds full windows."""
         free = np.asarray(self.room) - np.asarray(self.held)
-        edges = sorted({float(x) for x in (self.window, self.chunk) if x})
+        edges = [float(x) for x in (self.window, self.chunk) if x]
         best, which = None, 0
         for i, room in enumerate(free):
-            if not room > 0:
-                return 0, i
-            lo = 0.0
-            for edge in edges:  # the positions grow piecewise linearly in S, more slowly past each window
-                if self.held_positions(edge)[i] * per_position > room:
-                    break
-                lo = edge
-            slope = (self.held_positions(lo + 1.0)[i] - self.held_positions(lo)[i]) * per_position
-            if slope <= 0 and lo == (edges[-1] if edges else 0.0):
-                continue  # this stage holds any context
-            own = int(math.floor(lo + (room - self.held_positions(lo)[i] * per_position) / slope))
-            if best is None or own < best:
+            own = arch.reach_of(lambda x, i=i: float(self.held_positions(x)[i]), per_position, float(room), edges)
+            if own is not None and (best is None or own < best):  # None: this stage holds any context
                 best, which = own, i
         return best, which
 

@@ -1706,13 +1706,17 @@ def rate_curves(r, budget: float | None, kv_rate: float | None, held_mean: float
     def at_spec_rate() -> dict | None:
         """The unchunked rounds' inputs at the spec's rate, one GPU's: N, N_e and b the sequences running there read
         (the steady state's fixed point: an MoE's touched experts, a pipeline's slices a round) and t_p, a prompt's
-        prefill alone (through every stage), what ``derive unchunked_step_time`` and its kin evaluate, as the rate
+        prefill alone (through every stage) and t_r, the round alone at that rate, what ``derive unchunked_step_time``
+        and its kin evaluate, as the rate
         figure takes them (a review read derive's 9.52 ms from one GPU's whole slice beside the figure's 1.2 ms on
         DeepSeek-V3 at tp 8 x pp 2); None without a rate."""
         if sv.rate is None or not sv.rate > 0:
             return None
-        w = unchunked(np.array([float(sv.rate)]))[2]
-        return {"rate": float(sv.rate), "inputs": {**{k: float(np.ravel(v)[0]) for k, v in w.items()}, "t_p": t_p}}
+        lam = np.array([float(sv.rate)])
+        w = unchunked(lam)[2]
+        t_r = float(np.ravel(at("unchunked_round_time", lam, **w))[0])  # the round alone there (unchunked_ttft's)
+        return {"rate": float(sv.rate),
+                "inputs": {**{k: float(np.ravel(v)[0]) for k, v in w.items()}, "t_p": t_p, "t_r": t_r}}
 
     curves = {}
     for kind in ("chunked", "unchunked"):
