@@ -575,7 +575,7 @@ def _numbers(args, accounting: str | None, qid: str, spec=None) -> Numbers:
     }
     if qid in REQUEST and spec.serving is not None:  # the serving chapter's request: its prompt, its output
         defaults["tokens"] = spec.serving.prompt
-    if qid in DRAFT_ROOM + ("prefix_capacity_batch",) and spec.serving is not None:
+    if qid in AT_LAST_CONTEXT and spec.serving is not None:
         # the serving chapter states what a replica holds beside the draft, and beside the shared prefix (its prefix
         # caching row), at a request's last context (a review read "no sequence fits" at the spec's first decode
         # context, 1,024, shorter than the 2,048 cached tokens, beside the chapter's 1,965)
@@ -1070,6 +1070,8 @@ POOLS = ("balanced_prefill_gpus", "decode_pool_rate", "prefill_pool_rate")
 # the sequences a replica holds beside a draft: the serving chapter's, at a request's last context (its formula takes
 # the whole model and divides it over the layout, genreport.model.layout.point_values)
 DRAFT_ROOM = ("capacity_batch_draft",)
+# what the serving chapter states at a request's last context: the room beside a draft, and beside a shared prefix
+AT_LAST_CONTEXT = DRAFT_ROOM + ("prefix_capacity_batch",)
 # the serving chapter's unchunked rounds at the spec's rate: derive takes the inputs the rate figure takes there
 AT_SPEC_RATE = ("unchunked_step_time", "unchunked_round_time", "unchunked_stall_time", "unchunked_ttft")
 
