@@ -196,27 +196,30 @@ def stated_at_point(qid: str, nums: Numbers, unit: str, integer: str = "") -> tu
             lines += row or [f"  scope: {whose}{tail}"]
         return own, why, lines + window
     stated = entry.value
+    # a point that cannot run (results.json's "fits": false): its number is the bound were it to fit, said so
+    unfit = [f"  does not run: {entry.unfit} (the value is what it would be, were it to fit; results.json: "
+             '"fits": false)'] if entry.unfit else []
     where = ", ".join(f"{k} = {v}" for k, v in entry.params.items())
     source = f"(results.json: {entry.id}" + (f" at {where}" if where else "") + ")"
     if (own is None and stated is None) or (own is not None and stated is not None
                                             and abs(own - stated) <= 1e-9 * max(abs(stated), 1e-300)):
         # at a layout the number is one GPU's or one replica's: say whose, as the report's tables do
         scope = [f"  scope: {scope_of(nums.spec, entry.id)} {source}"] if nums.spec.parallelism is not None else []
-        return stated, entry.reason or why, scope + window
+        return stated, entry.reason or why, scope + unfit + window
     scope = f"  scope: the report's value, {scope_of(nums.spec, entry.id)} {source}"
     if qid == "kv_bytes_per_token" and nums.spec.model.attention.kind == "mla":
         # the formula printed is attention's 2 H_kv d_h form, which MLA's latent replaces (the note's count)
         return stated, entry.reason, [scope, "  the formula above is the keys' and values' form; multi-head latent "
-                                             "attention's cache is the note's count, the report's value"]
+                                             "attention's cache is the note's count, the report's value", *unfit]
     if own is not None and _printed_beside(qid, entry, own, nums):
         # the report prints the formula at one GPU's slice in its block, the replica's value beside it (a review found
         # derive calling the block's 2,316 tok/s "not a number the report states")
         return stated, entry.reason, [
             scope, f"  the formula above at these inputs: {_fmt(own, unit, integer)}, one GPU's ledgers over its slice, "
-            "as the report prints the formula's block beside the replica's value"]
+            "as the report prints the formula's block beside the replica's value", *unfit]
     return stated, entry.reason, [
         scope, f"  the formula above at these inputs: {_fmt(own, unit, integer) if own is not None else 'none: ' + why}, "
-        "not a number the report states"]
+        "not a number the report states", *unfit]
 
 
 def _printed_beside(qid: str, entry, own: float, nums: Numbers) -> bool:

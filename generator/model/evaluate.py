@@ -30,7 +30,7 @@ from genreport.model.stated import (  # noqa: F401 - re-exported
     stated_value,
     variant_of,
 )
-from genreport.model.values import NO_FIT, Entry, physical
+from genreport.model.values import NO_FIT, Entry, physical, unfit_decode, unfit_prompt
 
 ACCOUNTINGS = ("seed", "exact")
 
@@ -128,6 +128,7 @@ def _evaluate(spec: ReportSpec, plans: bool) -> Results:
     entries = tuple(_entries(r))
     if r.parallel is not None:
         entries += r.parallel.entries
+    entries = _marked(r, entries)
     r = replace(r, entries=entries, index={e.key: e for e in entries})
     r = replace(r, blocks=shown.blocks(r), curves=shown.curves(r), levers=tuple(shown.levers(r)),
                 sensitivities=tuple(shown.sensitivities(r)), facts=shown.facts(r), moe_reads=shown.moe_reads(r))
@@ -177,7 +178,7 @@ def _with_measurements(r: Results) -> Results:
             value, why = physical("decode_tokens_per_s_derated", dec["tokens_per_s"][i, j], c.integer)
             extra.append(Entry("decode_tokens_per_s_derated" + suffix, {"batch": b, "context": s}, value, c.unit,
                                c.symbol, tex, acc, why))
-    entries = r.entries + tuple(extra)
+    entries = r.entries + _marked(r, tuple(extra))
     return replace(r, entries=entries, index={e.key: e for e in entries})
 
 
@@ -239,6 +240,42 @@ def _verdicts(r: Results) -> dict[str, object]:
         v["training_ridge"] = float(r.spec.hardware.dense[fmt]) / float(np.ravel(r.envs[lead].values["W"])[0])
         v["training_binds"] = "compute" if v["training_intensity"] >= v["training_ridge"] else "bandwidth"
     return v
+
+
+# the entries at a prompt that are the prefill's own (weight_reuse_intensity, 2T/b, is the intensity of any T-token
+# pass over the weights, stated at T = 1 and the training tokens too: no KV cache of its own)
+_PROMPT_IDS = frozenset(PREFILL + layout.PREFILL) - {"weight_reuse_intensity"}
+# a quantity of whether a point fits, not of a point that runs
+_NOT_A_RUN = frozenset({"min_gpus_to_fit"})
+
+
+def _marked(r: Results, entries: tuple[Entry, ...]) -> tuple[Entry, ...]:
+    """``entries`` with those at a workload point that cannot run saying why (``Entry.unfit``; results.json's
+    ``"fits": false``): a decode point whose batch is more sequences than fit at its context (each accounting's
+    capacity_batch, one replica's at a layout: verdicts.decode_binds' "capacity"), a prefill whose prompt's KV cache
+    does not fit (verdicts.prefill_fits).  Their values stay, the bound were the point to fit, as the tables state it."""
+    w = r.spec.workloads
+    weights_fit = bool(r.verdicts.get("weights_fit", True))
+    replica = r.parallel is not None
+    decode, prompts = {}, {}
+    for acc in r.per_context:
+        cap = r.per_context[acc]["capacity_batch"]
+        decode[acc] = {(float(b), float(s)): unfit_decode(b, s, float(cap[j]), weights_fit, replica)
+                       for b in w.decode_batch for j, s in enumerate(w.decode_context)}
+    for acc in r.prefill:
+        fits = prompt_fits(r, acc) if acc != r.lead else r.verdicts["prefill_fits"]
+        prompts[acc] = {float(t): "" if ok else unfit_prompt(t, weights_fit, replica)
+                        for t, ok in zip(w.prefill_prompt, fits, strict=True)}
+    out = []
+    for e in entries:
+        why = ""
+        base = e.id.removesuffix("_exact")
+        if set(e.params) == {"batch", "context"} and base not in _NOT_A_RUN:
+            why = decode.get(e.accounting, {}).get((float(e.params["batch"]), float(e.params["context"])), "")
+        elif set(e.params) == {"tokens"} and base in _PROMPT_IDS:
+            why = prompts.get(e.accounting, {}).get(float(e.params["tokens"]), "")
+        out.append(replace(e, unfit=why) if why else e)
+    return tuple(out)
 
 
 def prompt_fits(r: Results, acc: str) -> list[bool]:

@@ -24,6 +24,7 @@ class Entry:
     latex: str | None
     accounting: str = "seed"
     reason: str = ""  # why there is no value, when value is None
+    unfit: str = ""  # why its workload point cannot run (:func:`unfit_decode`, :func:`unfit_prompt`); "" where it can
 
     @property
     def key(self) -> tuple:
@@ -34,6 +35,8 @@ class Entry:
                "symbol": self.symbol, "latex": self.latex, "accounting": self.accounting, "scope": scope(self.id)}
         if self.value is None and self.reason:
             out["reason"] = self.reason
+        if self.unfit:  # the value stays: the point's number were it to fit, as the report's tables state it
+            out["fits"], out["unfit"] = False, self.unfit
         return out
 
 
@@ -57,6 +60,38 @@ def key(qid: str, params: dict, accounting: str) -> tuple:
 
 
 NO_FIT = "the weights alone exceed the memory capacity, so no KV cache fits"
+
+
+def unfit_decode(batch, context, capacity, weights_fit: bool, replica: bool) -> str:
+    """Why a decode point of ``batch`` sequences at ``context`` cannot run ("" where it can): ``capacity`` the sequences
+    of that context that fit beside the weights (floored; one replica's at a layout, ``replica``), as
+    ``verdicts.decode_binds`` marks the point "capacity".
+
+    >>> unfit_decode(128, 32768, 25.0, True, True)
+    '128 sequences of 32,768 tokens do not fit: only 25 fit per replica'
+    >>> unfit_decode(1, 4096, 0.0, False, False)
+    'the weights alone exceed the memory capacity, so no KV cache fits'
+    >>> unfit_decode(8, 1024, 8.0, True, False)
+    ''
+    """
+    n = int(capacity) if capacity is not None and math.isfinite(capacity) and capacity >= 1 else 0
+    if batch <= n:
+        return ""
+    if not weights_fit:
+        return NO_FIT
+    if not n:
+        return f"no sequence of {int(context):,} tokens fits beside the weights"
+    many = " per replica" if replica else ""
+    what = f"{int(batch):,} sequence{'s' if batch != 1 else ''} of {int(context):,} tokens"
+    return f"{what} do not fit: only {n:,} fit{'s' if n == 1 else ''}{many}"
+
+
+def unfit_prompt(tokens, weights_fit: bool, replica: bool) -> str:
+    """Why a prefill of one ``tokens``-token prompt that does not fit cannot run (its whole KV cache is written)."""
+    if not weights_fit:
+        return NO_FIT
+    return (f"one prompt of {int(tokens):,} tokens does not fit: its KV cache exceeds what the memory"
+            f"{' of a replica' if replica else ''} holds beside the weights")
 
 # The seeds' own ids whose value at a layout is one replica's (its n_TP n_PP GPUs holding one copy of the model), not
 # one GPU's: the KV tokens and sequences a replica holds, the intensity there, the batch that crosses the ridge through

@@ -1,0 +1,91 @@
+"""results.json's entries at a workload point that cannot run say so: ``"fits": false`` and why (``unfit``), the
+value kept as the tables state it beside "capacity" (docs/results.md, "Points that cannot run"); derive says it under
+the value.  A consumer reading decode_tokens_per_s alone took 23.87 tok/s for Llama 3.1 70B in bf16 on one H100,
+whose weights do not fit (review, stop 91)."""
+
+from __future__ import annotations
+
+import numpy as np
+from genreport.model.values import NO_FIT
+from genreport.write.results import document
+from shared import evaluated
+
+
+def _marked(doc) -> dict[tuple, dict]:
+    return {(q["id"], tuple(sorted(q["params"].items()))): q for q in doc["quantities"] if "fits" in q}
+
+
+def test_every_capacity_point_and_only_those_are_marked_at_a_layout():
+    """Llama 3.1 70B at tp 2 on H100 (committed): a replica holds 33, 4 and 1 sequences of 1k, 8k and 32k tokens
+    (verdicts.decode_binds "capacity" past them); each entry at those points, in both accountings, is marked with
+    its replica's count, and no entry at a point that runs is."""
+    r = evaluated("llama70b-h100-tp2.yaml")
+    doc = document(r)
+    binds = np.asarray(r.verdicts["decode_binds"])
+    w = r.spec.workloads
+    assert list(r.per_context["seed"]["capacity_batch"]) == [33, 4, 1]
+    for q in doc["quantities"]:
+        p = q["params"]
+        if set(p) != {"batch", "context"} or q["id"].startswith("min_gpus_to_fit"):
+            assert "fits" not in q, q
+            continue
+        i, j = list(w.decode_batch).index(p["batch"]), list(w.decode_context).index(p["context"])
+        assert ("fits" in q) == (binds[i, j] == "capacity"), q
+        if "fits" in q:
+            assert q["fits"] is False and q["value"] is not None  # the value stays
+    q = next(x for x in doc["quantities"] if x["id"] == "decode_tokens_per_s"
+             and x["params"] == {"batch": 128, "context": 8192})
+    assert q["unfit"] == "128 sequences of 8,192 tokens do not fit: only 4 fit per replica"
+    one = next(x for x in doc["quantities"] if x["id"] == "decode_tokens_per_s"
+               and x["params"] == {"batch": 8, "context": 32768})
+    assert one["unfit"] == "8 sequences of 32,768 tokens do not fit: only 1 fits per replica"
+
+
+def test_weights_that_do_not_fit_mark_every_decode_and_prefill_point():
+    """Llama 3.1 70B in bf16 on one H100 (seed 000's, committed): 141 GB of weights in 80 GB. Every decode and prefill
+    entry says the weights' own reason; the seeds' numbers are still stated (about 24 tok/s at batch 1)."""
+    doc = document(evaluated("seed000-70b-h100.yaml"))
+    rate = next(q for q in doc["quantities"] if q["id"] == "decode_tokens_per_s"
+                and q["params"] == {"batch": 1, "context": 1024})
+    assert round(rate["value"]) == 24 and rate["fits"] is False and rate["unfit"] == NO_FIT
+    prefill = [q for q in doc["quantities"] if q["id"].startswith("prefill_")]
+    assert prefill and all(q.get("fits") is False and q["unfit"] == NO_FIT for q in prefill)
+    # a pass over the weights has no cache of its own
+    assert all("fits" not in q for q in doc["quantities"] if q["id"].startswith("weight_reuse_intensity"))
+
+
+def test_a_prompt_too_long_for_a_replica_is_marked_and_the_shorter_ones_are_not():
+    """Llama 3.1 70B at tp 2: one replica holds 34,210 tokens beside its weights (prompt_fits' docstring), so a
+    102,400-token prompt does not fit while 8,192 does; both accountings mark the same prompt."""
+    r = evaluated("llama70b-h100-tp2.yaml", ["workloads.prefill.prompt=[8k, 100k]"])
+    assert r.verdicts["prefill_fits"] == [True, False]
+    doc = document(r)
+    long = [q for q in doc["quantities"] if q["params"] == {"tokens": 102400} and "fits" in q]
+    assert {q["id"] for q in long} >= {"prefill_time_bound", "prefill_time_bound_exact", "prefill_time_compute",
+                                       "prefill_time_serial"}
+    assert all(q["unfit"].startswith("one prompt of 102,400 tokens does not fit") and "of a replica" in q["unfit"]
+               for q in long)
+    assert not [q for q in doc["quantities"] if q["params"] == {"tokens": 8192} and "fits" in q]
+
+
+def test_an_moe_over_two_accountings_takes_each_accountings_own_count():
+    """DeepSeek-V3 at tp 8 x ep 8 on H200 (committed): the seed accounting holds 886 sequences of 1,024 tokens, the
+    exact one 872: at batch 880 (a what-if's grid) the exact entries are marked and the seed ones are not."""
+    r = evaluated("deepseek-v3-h200-ep8.yaml", ["workloads.decode.batch=[1, 880]"])
+    assert r.per_context["seed"]["capacity_batch"][0] == 886 and r.per_context["exact"]["capacity_batch"][0] == 872
+    doc = document(r)
+    at = {q["id"]: q for q in doc["quantities"] if q["params"] == {"batch": 880, "context": 1024}}
+    assert "fits" not in at["decode_time_memory"] and at["decode_time_memory_exact"]["fits"] is False
+    assert at["decode_time_memory_exact"]["unfit"] == "880 sequences of 1,024 tokens do not fit: only 872 fit per replica"
+
+
+def test_derive_says_a_point_does_not_run(capsys):
+    from genreport.commands import derive
+
+    assert derive.main(["decode_tokens_per_s", "--spec", "specs/llama8b-h100.yaml", "--batch", "1024",
+                        "--context", "8192"]) == 0
+    out = capsys.readouterr().out
+    assert "does not run: 1,024 sequences of 8,192 tokens do not fit: only 65 fit (the value is what it would be" in out
+    assert derive.main(["decode_tokens_per_s", "--spec", "specs/llama8b-h100.yaml", "--batch", "1",
+                        "--context", "8192"]) == 0
+    assert "does not run" not in capsys.readouterr().out
