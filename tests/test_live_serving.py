@@ -118,6 +118,10 @@ WHATIFS = [
     # stop 71: a 99% hit's TTFT the uncached part alone at the layout (its weights read once), the chunked row's at
     # least its steps; over a pipeline, the prompt's pass apart from its TTFT's bound
     (SERVING[0], ["serving.prefix_hit=0.99", "parallelism.tp=4", "parallelism.pp=2"]),
+    # an MTP head on the last of two stages, which binds beside it: the prefix row's counts the tighter stage's, the
+    # head's bytes on the last only (1,093 -> 1,968; it read 1,092, the head charged to the first: stop 91's review)
+    (SERVING[1], ["parallelism.tp=8", "parallelism.pp=2", "parallelism.dp=1", "serving.prefix_hit=0.5",
+                  "serving.output=512"]),
     (SERVING[0], ["serving.prefix_hit=0.5", "serving.rate=3", "serving.price=2.5"]),  # prefix row, steady state, $
     (SERVING[0], ["serving.tpot=1 ms"]),  # below the weights' stream time: no batch, no goodput
     (SERVING[0], ["parallelism.tp=4", "parallelism.pp=2", "precision=fp8"]),  # a pipeline; fp8

@@ -830,19 +830,22 @@ def _numbers(args, accounting: str | None, qid: str, spec=None) -> Numbers:
         # the prefix row's count at its context: what a GPU holds there (the weights of every expert, each stage's
         # own: a step's N read 1,202 where the row's 1,201 fit, stop 89's review) and, of the cache, what the shared
         # prefix still holds there
-        from genreport.model.serving import prefix_held_c
+        from genreport.formulas.compiled import load as _load
+        from genreport.model.techniques import prefix_stages
 
         s_ = float(np.ravel(values["S"])[0])
-        kept = env_obj.held(context=s_)
-        n_h, b_h = float(np.ravel(kept["N"])[0]), float(np.ravel(kept["b"])[0])
-        if n_h * b_h != float(np.ravel(values["N"])[0]) * float(np.ravel(values["b"])[0]):
-            held = n_h * b_h
-            values.update(N=n_h, b=b_h)
-        # the cache a sequence holds and the memory on the stage that holds the fewest tokens (an uneven pipeline's
-        # stages differ: the review of stop 89 read 389.8 where the row's 373 fit), as the row takes them
-        values.update(c=float(np.ravel(kept["c"])[0]), C=float(np.ravel(kept["C"])[0]))
-        values["c_s"] = prefix_held_c(env_obj, s_, float(spec.serving.prompt) * spec.serving.prefix_hit,
-                                      float(np.ravel(values["c"])[0]))
+        # the cache a sequence holds and the memory on the stage that binds (an uneven pipeline's stages differ: the
+        # review of stop 89 read 389.8 where the row's 373 fit; an EAGLE/MTP head binds the last stage beside it, the
+        # stage without it has none of its bytes: stop 91's review read 1,965 where the row's 1,968 fit), as the row
+        # takes them
+        read = float(np.ravel(values["N"])[0]) * float(np.ravel(values["b"])[0])
+        options = prefix_stages(spec, env_obj, dict(values), s_)
+        fn = _load()["prefix_capacity_batch"]
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            kept = min(options, key=lambda o: float(np.ravel(fn(o))[0]))
+        if kept["N"] * kept["b"] != read:
+            held = kept["N"] * kept["b"]
+        values.update({k: kept[k] for k in ("N", "b", "c", "C", "c_s", "M_d", "c_d") if k in kept})
     if qid == "capacity_batch_draft" and spec.serving is not None and "S" in values:
         # beside an EAGLE/MTP head at a layout of stages: the stage that binds beside it (the last, where the head
         # takes it below the stage that binds without it), as the report's capacity (draft.Draft.capacity)

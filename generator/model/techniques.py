@@ -205,6 +205,40 @@ def _draft_format(spec) -> str:
     return "" if own is None or own.weights_label() == spec.precision.weights_label() else f" in {own.weights_label()}"
 
 
+def prefix_stages(spec, lead, env: dict, last: float) -> list[dict]:
+    """The inputs of ``prefix_capacity_batch`` at ``last`` on each stage that may bind: the weights a GPU holds (an
+    MoE's every expert of its slice), the cache a sequence holds there (a chunked layer: its whole chunk) and, of it,
+    the bytes a shared prefix still takes (a windowed layer holds none past its window), ``env`` the point's values
+    with M_d, c_d the draft's (draft_memory).  One option without stages; with an EAGLE/MTP head on the last stage that
+    binds beside it (draft_stage), that stage with the head's bytes and the one that holds the fewest tokens
+    without them: the replica holds what the tighter of the two holds.  ``lead``: the spec's Env."""
+    from genreport.model.serving import prefix_held_c
+
+    sv = spec.serving
+    head = draft_stage(spec, last)  # the last, where the head beside it binds (env's M_d, c_d are its bytes)
+    out = []
+    for stage in ([head, None] if head is not None else [None]):
+        held = lead.held(context=last, stage=stage)
+        env_h = dict(env, N=float(np.ravel(held["N"])[0]), b=float(np.ravel(held["b"])[0]),
+                     c=float(np.ravel(held["c"])[0]), C=float(np.ravel(held["C"])[0]))
+        if stage is None and head is not None:  # a stage without the head holds none of its bytes
+            env_h.update(M_d=0.0, c_d=0.0)
+        env_h["c_s"] = prefix_held_c(lead, last, float(sv.prompt) * sv.prefix_hit, env_h["c"])
+        out.append(env_h)
+    return out
+
+
+def _prefix_capacities(r, env: dict, last: float) -> tuple[dict, float | None, float | None]:
+    """(the first of :func:`prefix_stages`, the sequences one replica holds at ``last`` without and with the shared
+    prefix held once): the least over the stages, so that the first count is the chapter's capacity beside the draft
+    (draft.Draft.capacity).  DeepSeek-V3 fp8 at tp 8 x pp 2 with one MTP layer on H200 read 1,092 here, the head
+    charged to the stage that binds without it, beside the chapter's 1,093."""
+    options = prefix_stages(r.spec, r.envs[r.lead], env, last)
+    counts = [[_eval(r, "prefix_capacity_batch", {**o, **h}) for o in options] for h in ({"h_p": 0.0}, {})]
+    cap0, cap1 = (_sequences(physical("prefix_capacity_batch", min(c), "floor")[0]) for c in counts)
+    return options[0], cap0, cap1
+
+
 def draft_stage(spec, context: float) -> int | None:
     """The stage whose room the serving chapter's ceilings take (held_room): the last where an EAGLE/MTP head binds
     there at ``context`` and another stage binds without it (draft.replica_binding), else None (the stage that holds
@@ -867,17 +901,7 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
 
     # prefix caching
     if sv.prefix_hit > 0:
-        # the weights a GPU holds (an MoE's every expert of its slice) and the cache a sequence holds (a chunked
-        # layer: its whole chunk), not those one step reads
-        held = r.envs[r.lead].held(context=last)
-        env_h = dict(env, N=float(np.ravel(held["N"])[0]), b=float(np.ravel(held["b"])[0]),
-                     c=float(np.ravel(held["c"])[0]), C=float(np.ravel(held["C"])[0]))
-        from genreport.model.serving import prefix_held_c
-
-        # of it, the bytes the shared prefix still takes (a windowed layer holds none of it past its window)
-        env_h["c_s"] = prefix_held_c(r.envs[r.lead], last, float(sv.prompt) * sv.prefix_hit, env_h["c"])
-        cap0, cap1 = (_sequences(physical("prefix_capacity_batch", _eval(r, "prefix_capacity_batch", {**env_h, **h}),
-                                          "floor")[0]) for h in ({"h_p": 0.0}, {}))
+        env_h, cap0, cap1 = _prefix_capacities(r, env, last)
         # the sequences a replica's compute keeps at the TPOT target with their prompts' prefills (serving_report.
         # prompts_batch): whole prompts before, the uncached parts after (the chapter's compute_batch)
         b_p0 = b_p1 = None

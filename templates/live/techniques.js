@@ -629,13 +629,20 @@ const GR_SERVING = (() => {
     }
 
     if (sv.prefix_hit > 0) {  // prefix caching: the weights and the cache a GPU holds, the shared prefix held once
-      const held = lead.held(last);
-      // of the cache, what the shared prefix still holds (serving.prefix_held_c): none past a window
+      // each stage that may bind (techniques.prefix_stages): the head's, where it binds beside it, and the one that
+      // holds the fewest tokens without its bytes; of the cache, what the shared prefix still holds
+      // (serving.prefix_held_c): none past a window
       const a = m.attention, cut = sv.prompt * sv.prefix_hit;
-      const cSl = a.sliding_window || a.chunk_size ? held.c * M.prefixShare(m, last, cut) : held.c;
-      const fits = h => {
-        const x = M.physical("prefix_capacity_batch", call("prefix_capacity_batch", Object.assign({}, e,
-          {N: held.N, b: held.b, c: held.c, C: held.C, c_s: cSl}, h)), "floor")[0];
+      const options = (roomStage === null ? [null] : [roomStage, null]).map(function (st) {
+        const held = st === null ? lead.held(last) : lead.held(last, st);
+        const cs = a.sliding_window || a.chunk_size ? held.c * M.prefixShare(m, last, cut) : held.c;
+        return Object.assign({}, e, {N: held.N, b: held.b, c: held.c, C: held.C, c_s: cs},
+          st === null && roomStage !== null ? {M_d: 0.0, c_d: 0.0} : {});
+      });
+      const cSl = options[0].c_s;
+      const fits = h => {  // the least over the stages (techniques._prefix_capacities)
+        const raw = Math.min.apply(null, options.map(o => call("prefix_capacity_batch", Object.assign({}, o, h))));
+        const x = M.physical("prefix_capacity_batch", raw, "floor")[0];
         return x === null ? null : Math.max(0, Math.floor(x));
       };
       const c0 = fits({h_p: 0.0}), c1 = fits({});
