@@ -91,6 +91,8 @@ WINDOWS = [  # sliding windows: all layers (Mistral), every other layer (Gemma 2
                            "workloads.decode.batch=[1, 2, 1024]"]),  # the fastest row (1,024 at 32k) does not fit
     ("llama8b-h100.yaml", ["hardware.memory.capacity=125 GiB"]),  # training state fits at 16 B/param, not at 18
     ("llama70b-h100-tp8.yaml", ["parallelism.pp=2"]),  # two nodes: the estimate's collectives per stage's round
+    # a prompt a replica cannot hold (34,210 tokens beside the weights at tp 2): its pass "would be, were it to fit"
+    ("llama70b-h100-tp2.yaml", ["workloads.prefill.prompt=[8k, 100k]"]),
 ]
 NUMBERS = [1, 8, 11, 18, 80, 110, 180, 800, 1024, 1100, 1800, 2048, 8192, 11000, 18000, 80000, 110000, 118000,
            810000, 1100000, 18000000] + list(range(0, 200, 7))
@@ -109,7 +111,9 @@ def test_committed_specs_windows_and_moe_match():
     assert by_name[("seed000-70b-h100", ())]["sentences"] is None  # names the smallest layout: Python's alone
     assert by_name[("llama8b-h100", ())]["sentences"][0].startswith("Decode at batch 1")
     assert by_name[("llama70b-h100-tp8", ())]["sentences"][0].startswith("On 8 GPUs (tp 8), decode at batch 1")
-    assert sum(w["sentences"][0].startswith("On ") for w in wants if w["sentences"]) == 12  # the layouts' specs
+    assert sum(w["sentences"][0].startswith("On ") for w in wants if w["sentences"]) == 13  # the layouts' specs
+    long = by_name[("llama70b-h100-tp2", ("workloads.prefill.prompt=[8k, 100k]",))]["prefill_lines"]
+    assert "It does not fit" not in long[0] and "The whole pass would be, were it to fit, compute-bound" in long[1]
     assert by_name[("llama8b-h100", ("parallelism.tp=1",))]["sentences"][0].startswith("On one GPU, decode at batch 1")
     gemma = by_name[("llama8b-h100", ("model=gemma-3-1b", "parallelism.pp=4", "workloads.decode.context=[1k, 32k]"))]
     assert ("On the layout's 4 stages a step's time takes each stage's own global layers: 1 in 7 on the busiest, 1 in "
@@ -124,12 +128,12 @@ def test_committed_specs_windows_and_moe_match():
     assert by_name[("llama8b-h100", tuple(WINDOWS[1][1]))]["critical_fact"].startswith("No critical context")
     assert by_name[("llama8b-h100", tuple(WINDOWS[2][1]))]["critical_fact"].startswith("The attention intensity")
     assert "compute-bound on this card" in by_name[("llama8b-h100", tuple(WINDOWS[2][1]))]["decode_headline"]
-    assert by_name[("llama8b-h100", tuple(WINDOWS[-3][1]))]["sentences"][1].startswith("Batching 2 sequences")
+    assert by_name[("llama8b-h100", tuple(WINDOWS[-4][1]))]["sentences"][1].startswith("Batching 2 sequences")
     assert "a micro-batch at the bf16 peak (the recipes train in mixed precision: bf16 GEMMs" in by_name[
         ("llama8b-h100", ("precision=fp8",))]["training_lines"][0]
     assert "a micro-batch per GPU (its slice of the model) at the bf16 peak" in by_name[
         ("llama8b-h100", ("parallelism.tp=2",))]["training_lines"][0]
-    assert "only in the leaner recipe" in by_name[("llama8b-h100", tuple(WINDOWS[-2][1]))]["training_lines"][0]
+    assert "only in the leaner recipe" in by_name[("llama8b-h100", tuple(WINDOWS[-3][1]))]["training_lines"][0]
     # at a layout, each GPU's share under page 1's recipe and ZeRO stage (seed 000's 70e9 parameters, bf16-grads: 2 B
     # of weights, 2 of gradients and 12 of fp32 Adam state; ZeRO-2 shards the last two over dp 2: 2 + 14 / 2 = 9 B a
     # parameter over tp 2 on the stage that holds the most of pp 4, the last (20 layers, the head and the final norm:

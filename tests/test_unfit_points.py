@@ -62,7 +62,7 @@ def test_a_prompt_too_long_for_a_replica_is_marked_and_the_shorter_ones_are_not(
     doc = document(r)
     long = [q for q in doc["quantities"] if q["params"] == {"tokens": 102400} and "fits" in q]
     assert {q["id"] for q in long} >= {"prefill_time_bound", "prefill_time_bound_exact", "prefill_time_compute",
-                                       "prefill_time_serial"}
+                                       "prefill_time_serial", "prefill_occupancy_bound", "prefill_occupancy_serial"}
     assert all(q["unfit"].startswith("one prompt of 102,400 tokens does not fit") and "of a replica" in q["unfit"]
                for q in long)
     assert not [q for q in doc["quantities"] if q["params"] == {"tokens": 8192} and "fits" in q]
@@ -89,3 +89,39 @@ def test_derive_says_a_point_does_not_run(capsys):
     assert derive.main(["decode_tokens_per_s", "--spec", "specs/llama8b-h100.yaml", "--batch", "1",
                         "--context", "8192"]) == 0
     assert "does not run" not in capsys.readouterr().out
+
+
+def test_derive_says_it_off_the_grid_too(capsys):
+    """Away from the spec's grid derive evaluates the point as the report would (Results.at) and says so there too:
+    70B in bf16 on one H100 at 2,048 tokens (the grid has 128, 1,024, 4,096); 34 sequences of 1,024 tokens at tp 2,
+    where 33 fit; a 65,536-token prompt beside a replica's 34,210 tokens (review, stop 92)."""
+    from genreport.commands import derive
+
+    cases = [(["decode_tokens_per_s", "--spec", "specs/seed000-70b-h100.yaml", "--batch", "1", "--context", "2048"],
+              "does not run: the weights alone exceed the memory capacity"),
+             (["decode_tokens_per_s", "--spec", "specs/llama70b-h100-tp2.yaml", "--batch", "34", "--context", "1024"],
+              "does not run: 34 sequences of 1,024 tokens do not fit: only 33 fit per replica"),
+             (["prefill_time_bound", "--spec", "specs/llama70b-h100-tp2.yaml", "--tokens", "65536"],
+              "does not run: one prompt of 65,536 tokens does not fit")]
+    for argv, said in cases:
+        assert derive.main(argv) == 0
+        assert said in capsys.readouterr().out, argv
+    assert derive.main(["decode_tokens_per_s", "--spec", "specs/llama70b-h100-tp2.yaml", "--batch", "33",
+                        "--context", "1024"]) == 0
+    assert "does not run" not in capsys.readouterr().out
+
+
+def test_no_capacity_limited_batch_is_no_intensity_there_never_a_negative_one(capsys):
+    """intensity_at_capacity where not one sequence of the context fits: the closed form's batch is negative and derive
+    printed "-269.902 FLOP/B" (70B in bf16 on one H100); results.json said "undefined at these inputs". Both now say
+    why, and derive prints no negative number (review, stop 92)."""
+    from genreport.commands import derive
+    from genreport.model.values import NO_CAPACITY_BATCH
+
+    doc = document(evaluated("seed000-70b-h100.yaml"))
+    at = [q for q in doc["quantities"] if q["id"] == "intensity_at_capacity"]
+    assert at and all(q["value"] is None and q["reason"] == NO_CAPACITY_BATCH["intensity_at_capacity"] for q in at)
+    assert derive.main(["intensity_at_capacity", "--spec", "specs/seed000-70b-h100.yaml", "--context", "1024"]) == 0
+    out = capsys.readouterr().out
+    assert "I = none: not one sequence of this context fits beside the weights" in out
+    assert "-269" not in out and not any(w.startswith("-") and w[1:2].isdigit() for w in out.split())

@@ -160,6 +160,42 @@ def _one_token_unstated(qid: str, nums: Numbers) -> str | None:
     return _ONE_TOKEN_UNSTATED[qid]
 
 
+def _unfit_off_grid(qid: str, nums: Numbers) -> list[str]:
+    """The "does not run" line at a workload point off the spec's grid (--batch, --context, --tokens the report does
+    not state): the evaluation at that point marks its entries as at the grid's (evaluate._marked, results.json's
+    "fits": false), so that derive says it wherever the point cannot run, not only where the report has an entry
+    (a review read 23.81 tok/s for Llama 3.1 70B in bf16 on one H100 at 2,048 tokens, with no word, beside "does not
+    run" at 1,024).  Nothing away from the spec's inputs (--at), or for a quantity stated at no workload point."""
+    if nums.overridden:
+        return []
+    p = nums.params
+    decode = {"batch", "context"} <= set(p)
+    prompt = "tokens" in p and not decode
+    if not (decode or prompt):
+        return []
+    try:
+        r = report_of(nums.spec)
+        at = r.at(batch=p["batch"], context=p["context"]) if decode else r.at(tokens=p["tokens"])
+    except (ValueError, TypeError):
+        return []
+    entry = _entry_in(at, qid, nums)
+    if entry is None or not entry.unfit:
+        return []
+    return [f"  does not run: {entry.unfit} (the value is what it would be, were it to fit)"]
+
+
+def _entry_in(results, qid: str, nums: Numbers):
+    """:func:`report_entry` in ``results`` (the evaluation at derive's point) rather than the spec's own."""
+    from genreport.formulas.quantities import BY_ID
+    from genreport.model.values import key
+
+    acc = nums.env_obj.accounting
+    own = BY_ID[qid].params if qid in BY_ID else None
+    mine = {k: v for k, v in nums.params.items() if own is None or k in own}
+    qid = qid + ("" if acc == "seed" else "_exact")
+    return results.index.get(key(qid, mine, acc)) or results.index.get(key(qid, nums.params, acc))
+
+
 def stated_at_point(qid: str, nums: Numbers, unit: str, integer: str = "") -> tuple[float | None, str, list[str]]:
     """The value derive states, why there is none, and lines saying its scope.  At the report's own point (no
     input set with --at) it is the evaluation's entry there, the number results.json states; where the formula
@@ -194,7 +230,7 @@ def stated_at_point(qid: str, nums: Numbers, unit: str, integer: str = "") -> tu
                     "inputs above (--at)")
             row = _chunked_row_line(qid, own, nums)
             lines += row or [f"  scope: {whose}{tail}"]
-        return own, why, lines + window
+        return own, why, lines + _unfit_off_grid(qid, nums) + window
     stated = entry.value
     # a point that cannot run (results.json's "fits": false): its number is the bound were it to fit, said so
     unfit = [f"  does not run: {entry.unfit} (the value is what it would be, were it to fit; results.json: "

@@ -244,7 +244,7 @@ def _verdicts(r: Results) -> dict[str, object]:
 
 # the entries at a prompt that are the prefill's own (weight_reuse_intensity, 2T/b, is the intensity of any T-token
 # pass over the weights, stated at T = 1 and the training tokens too: no KV cache of its own)
-_PROMPT_IDS = frozenset(PREFILL + layout.PREFILL) - {"weight_reuse_intensity"}
+_PROMPT_IDS = frozenset(PREFILL + layout.PREFILL + tuple(layout.OCCUPANCY)) - {"weight_reuse_intensity"}
 # a quantity of whether a point fits, not of a point that runs
 _NOT_A_RUN = frozenset({"min_gpus_to_fit"})
 

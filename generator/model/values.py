@@ -156,6 +156,13 @@ CAPACITIES = {
 }
 
 
+# The decode intensity at the capacity-limited batch: none where not one sequence of the context fits (its closed form
+# then gives a negative batch's intensity: derive printed -269.9 FLOP/B for 70B in bf16 on one H100, review stop 92).
+NO_CAPACITY_BATCH = {
+    "intensity_at_capacity": "not one sequence of this context fits beside the weights: no batch is capacity-limited",
+}
+
+
 def physical(qid: str, raw, integer: str = "") -> tuple[float | None, str]:
     """(value, reason): the stated value of ``qid`` from its formula's raw output.
 
@@ -172,6 +179,8 @@ def physical(qid: str, raw, integer: str = "") -> tuple[float | None, str]:
         x = float(raw)
     except (TypeError, ValueError):
         return None, "not a number"
+    if qid in NO_CAPACITY_BATCH and not x > 0:  # NaN (no batch) or the closed form's negative batch's
+        return None, NO_CAPACITY_BATCH[qid]
     if math.isnan(x):
         return None, "undefined at these inputs"
     if qid in CAPACITIES:  # a count of what fits: none, never a negative count, where the weights take the room

@@ -116,6 +116,13 @@ def prefill_lines(r: Results) -> list[str]:
                      f"{'right' if routed >= ridge else 'left'} of the ridge")
         bound = "compute" if t_comp >= t_mem else "bandwidth"
         least = max(t_comp, t_mem)
+        # a prompt whose KV cache does not fit beside the weights cannot run: its pass is what it would take (page 1's
+        # words, results.json's "fits": false; a review read "at least 14.0 s" for a 100k prompt a replica cannot hold)
+        fits = r.verdicts["prefill_fits"][i]
+        verb = "is" if fits else "would be, were it to fit,"
+        if not fits:  # the weights' own reason said once, at the first prompt
+            said = not r.verdicts.get("weights_fit", True) and any(not f for f in r.verdicts["prefill_fits"][:i])
+            text += ". It does not fit either" if said else f". It does not fit: {_unfit_prompt_words(r, t)}"
         if r.parallel is not None and lead in r.parallel.prefill:  # the prompt walks the stages, links included
             from genreport.model.layout import prompt_rate
 
@@ -124,13 +131,21 @@ def prefill_lines(r: Results) -> list[str]:
             # what a replica admits, page 1's: its prompts' pass through the stages (the occupancy), not the first
             # token's bound, which a prompt's pieces walking the stages may reach
             rate = prompt_rate(t, float(r.parallel.prefill[lead]["prefill_occupancy_bound"][i]), r.frame.pp)
-            text += (f". The whole pass is {bound}-bound per GPU: the first token at least {fmt.time(least)} after "
-                     f"the prompt, at most {fmt.num(rate)} prompt tokens/s a replica.")
+            text += (f". The whole pass {verb} {bound}-bound per GPU: the first token at least {fmt.time(least)} "
+                     f"after the prompt, at most {fmt.num(rate)} prompt tokens/s a replica.")
         else:
-            text += (f". The whole pass is {bound}-bound{' per GPU' if r.frame.many else ''}: at least "
+            text += (f". The whole pass {verb} {bound}-bound{' per GPU' if r.frame.many else ''}: at least "
                      f"{fmt.time(least)} ({fmt.num(t / least)} prompt tokens/s).")
         out.append(text)
     return out
+
+
+def _unfit_prompt_words(r: Results, tokens: int) -> str:
+    """Why one prompt of ``tokens`` does not fit (the entries' ``unfit``, genreport.model.values.unfit_prompt)."""
+    from genreport.model.values import unfit_prompt
+
+    words = unfit_prompt(tokens, bool(r.verdicts.get("weights_fit", True)), r.parallel is not None)
+    return words.split(": ", 1)[1] if words.startswith("one prompt") else words
 
 
 def training_lines(r: Results) -> list[str]:

@@ -954,6 +954,8 @@ def _parallel_context(r: Results) -> dict:
         prefill = [{"tokens": t, "bound": g["prefill_time_bound"][i], "serial": g["prefill_time_serial"][i],
                     "comm_est": g["prefill_time_comm_estimate"][i], "overhead": g["prefill_time_overhead"][i],
                     "estimate_binds": p.prefill_estimate_binds[i],
+                    # a prompt whose KV cache does not fit beside the weights: its row is what it would take
+                    "fits": bool(r.verdicts["prefill_fits"][i]),
                     # the prompt's pass through the stages, each stage's ledger in turn: what it occupies them for
                     "occupancy": g["prefill_occupancy_bound"][i]} for i, t in enumerate(w.prefill_prompt)]
     return {"par": p, "par_links": links, "par_ep_inside": inside, "par_table": table, "par_prefill": prefill,
@@ -1042,7 +1044,7 @@ def _baseline_rows(r: Results, b: Results) -> list[dict]:
         ratio = (e.value / o) if (o not in (None, 0) and e.value is not None) else None
         # a rate at a batch the cache does not hold is the bound it would have: said so (a review read "7,076 ->
         # 3,538 tok/s at batch 128, 8k" where 61 sequences fit)
-        short = {side: _unheld(res, e) for side, res in (("old", b), ("new", r))}
+        short = {"old": _unheld(b, old[key]), "new": _unheld(r, e)}  # each side's own entry and memory
         rows.append({"id": e.id, "title": fmt.device(r.q[e.id].title, r.spec.hardware.noun) if e.id in r.q else e.id,
                      "params": ", ".join(f"{k} {v:,}" if isinstance(v, (int, float)) else f"{k} {v}"
                                                      for k, v in e.params.items()),
@@ -1054,9 +1056,10 @@ def _baseline_rows(r: Results, b: Results) -> list[dict]:
 
 
 def _unheld(r: Results, e) -> str:
-    """' (N fit)' for a decode rate at a batch past what the results' memory holds at its context, ' (none fits)' where
-    it holds no sequence there (a review read "96 tok/s (0 fit)"), else ''."""
-    if e.id != "decode_tokens_per_s" or "batch" not in e.params or "context" not in e.params:
+    """' (N fit)' for a decode rate at a batch past what the results' memory holds at its context (the entry's own
+    ``unfit``, results.json's "fits": false), ' (none fits)' where it holds no sequence there (a review read "96 tok/s
+    (0 fit)"), else ''."""
+    if e.id != "decode_tokens_per_s" or not getattr(e, "unfit", ""):
         return ""
     per = r.per_context.get(r.lead, {})
     ctxs = list(r.spec.workloads.decode_context)
@@ -1065,7 +1068,7 @@ def _unheld(r: Results, e) -> str:
     cap = per["capacity_batch"][ctxs.index(e.params["context"])]
     if e.params["batch"] <= cap:
         return ""
-    return f" ({int(cap):,} fit)" if cap >= 1 else " (none fits)"
+    return f" ({int(cap):,} fit{'s' if int(cap) == 1 else ''})" if cap >= 1 else " (none fits)"
 
 
 # What each tensor class holds, for the inputs table (the same split as genreport.model.env.weight_bytes_of).

@@ -548,6 +548,10 @@ const GR_MODEL = (function () {
   function physical(qid, raw, integer) {
     if (raw === null || raw === undefined || typeof raw !== "number") return [null, "not a number"];
     const x = raw;
+    // no capacity-limited batch: NaN, or the closed form's negative batch's intensity (values.NO_CAPACITY_BATCH)
+    if (qid === "intensity_at_capacity" && !(x > 0)) {
+      return [null, "not one sequence of this context fits beside the weights: no batch is capacity-limited"];
+    }
     if (Number.isNaN(x)) return [null, "undefined at these inputs"];
     if (Object.prototype.hasOwnProperty.call(CAPACITIES, qid)) {  // a count of what fits (values.CAPACITIES)
       if (x < 0) return [null, CAPACITIES[qid]];

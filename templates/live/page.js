@@ -195,7 +195,9 @@ const GR_PAGE = (function () {
         const e = res.entries.get(GR_MODEL.key(qid + suffix, {tokens: tk}));
         return e ? qspan(e, "time", F.time(e.value)) : "—";
       };
-      return "<tr><td>" + F.integer(tk) + '</td><td class="n">' + cell("prefill_time_bound") + '</td><td class="n">'
+      // a prompt whose KV cache does not fit (the template's "(does not fit)", verdicts.prefill_fits)
+      const unfit = res.verdicts.prefill_fits && !res.verdicts.prefill_fits[i] ? " (does not fit)" : "";
+      return "<tr><td>" + F.integer(tk) + unfit + '</td><td class="n">' + cell("prefill_time_bound") + '</td><td class="n">'
         + cell("prefill_time_serial") + '</td>\n<td class="n">' + cell("prefill_time_comm_estimate")
         + '</td><td class="n">' + (noPrefillCost ? "left out" : cell("prefill_time_overhead")) + "</td><td>"
         + pill(p.prefill_estimate_binds[i])

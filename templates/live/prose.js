@@ -138,16 +138,25 @@ const GR_PROSE = (function () {
       }
       let bound = tComp >= tMem ? "compute" : "bandwidth";
       let time = pyMax(tComp, tMem);
+      // a prompt whose KV cache does not fit: what its pass would take (prose.prefill_lines, _unfit_prompt_words)
+      const fits = res.verdicts.prefill_fits[i], verb = fits ? "is" : "would be, were it to fit,";
+      if (!fits) {  // the weights' own reason said once, at the first prompt (prose.prefill_lines)
+        const said = res.verdicts.weights_fit === false && res.verdicts.prefill_fits.slice(0, i).some(f => !f);
+        text += said ? ". It does not fit either" : res.verdicts.weights_fit === false
+          ? ". It does not fit: the weights alone exceed the memory capacity, so no KV cache fits"
+          : `. It does not fit: its KV cache exceeds what the memory${res.parallel ? " of a replica" : ""} holds beside `
+            + "the weights";
+      }
       const par = res.parallel && res.parallel.prefill[lead];
       if (par) {  // the prompt walks the stages, links included; a replica admits page 1's rate (layout.prompt_rate)
         bound = res.verdicts.prefill_binds[i];
         time = par.prefill_time_bound[i];
         const rate = t * (inp.parallelism.pp || 1) / par.prefill_occupancy_bound[i];
-        return text + `. The whole pass is ${bound}-bound per GPU: the first token at least ${F.time(time)} after the `
-          + `prompt, at most ${F.num(rate)} prompt tokens/s a replica.`;
+        return text + `. The whole pass ${verb} ${bound}-bound per GPU: the first token at least ${F.time(time)} `
+          + `after the prompt, at most ${F.num(rate)} prompt tokens/s a replica.`;
       }
-      return text + `. The whole pass is ${bound}-bound${frameOf(res).many ? " per GPU" : ""}: at least ${F.time(time)} `
-        + `(${F.num(t / time)} prompt tokens/s).`;
+      return text + `. The whole pass ${verb} ${bound}-bound${frameOf(res).many ? " per GPU" : ""}: at least `
+        + `${F.time(time)} (${F.num(t / time)} prompt tokens/s).`;
     });
   }
 
