@@ -443,4 +443,6 @@ def test_a_stated_batch_whose_caches_do_not_fit_is_said(tmp_path):
     assert per == 8_669_167_616 and 2 * per < 80 * 2**30 * 0.9 - 54e9 < 4 * per
     assert crowded["verdict"] == "ok" and "the stated batch of 32 sequences at their mean context of 100,500 tokens" \
         in crowded["why"] and "only a shared prompt prefix or a cache offloaded off the GPU holds them" in crowded["why"]
+    # the count is the whole card's, which a report of the setup does not keep (its reserve, its workspace): said so
+    assert "with no engine reserve or workspace" in crowded["why"]
     assert roomy["verdict"] == "ok" and "stated batch" not in roomy["why"]

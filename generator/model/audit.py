@@ -474,7 +474,8 @@ def verdict(c: Claim, variants: dict[str, Hardware] | None = None) -> tuple[str,
             batch, context, held = b.crowded
             why = (why + "; but" if why else "within the bound, but") + (
                 f" the stated batch of {batch:,.0f} sequences at their mean context of {context:,.0f} tokens holds "
-                f"more KV cache than the memory keeps beside the weights (at most {held:,.0f} fit): only a shared "
+                f"more KV cache than the whole memory keeps beside the weights (at most {held:,.0f} fit, with no "
+                "engine reserve or workspace: a report of this setup keeps those and holds fewer): only a shared "
                 "prompt prefix or a cache offloaded off the GPU holds them")
         return "ok", b, why
     if not b.fits and (b.sequence or str(b.assumed.get("layout", "")).startswith("no layout")):
