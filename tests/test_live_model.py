@@ -174,6 +174,10 @@ LAYOUTS = [  # what-ifs of the layout itself: every entry (chapters 1-6 included
                            "workloads.prefill.prompt=[512, 64k]"]),
     ("llama8b-h100.yaml", ["model=gemma-3-27b", "parallelism.pp=5", "parallelism.tp=2",
                            "workloads.decode.context=[4k, 128k]"]),
+    # past the window the last stage binds, its logits' workspace too: capacity_at_context moves off the capacity
+    ("llama8b-h100.yaml", ["model=gemma-3-27b", "hardware=l4", "precision=int4", "parallelism.pp=4",
+                           "engine.max_sequences=256", "workloads.decode.context=[1k, 118000]",
+                           "workloads.decode.batch=[1, 6]"]),
 ]
 
 

@@ -125,3 +125,39 @@ def test_no_capacity_limited_batch_is_no_intensity_there_never_a_negative_one(ca
     out = capsys.readouterr().out
     assert "I = none: not one sequence of this context fits beside the weights" in out
     assert "-269" not in out and not any(w.startswith("-") and w[1:2].isdigit() for w in out.split())
+
+
+GEMMA_PP4 = """\
+kind: report
+name: g27-pp4-l4
+title: Gemma 3 27B int4 on 4 L4 (pp 4)
+hardware: l4
+model: gemma-3-27b
+precision: {weights: int4}
+parallelism: {pp: 4}
+workloads:
+  decode:
+    batch: [1, 5, 6]
+    context: [118000]
+"""
+
+
+def test_the_memory_a_point_is_judged_against_is_stated_at_its_context():
+    """Gemma 3 27B in int4 at pp 4 on L4: at 118,000 tokens the last stage binds (3 global layers, and the logits'
+    workspace, 256 sequences x 262,208 x 4 B = 268,500,992 B, which only the last stage keeps), so its GPU's C is
+    capacity - 268,500,992 B = 21.69 GB. results.json's scalar capacity (21.96 GB, another stage's) sat beside
+    memory_per_gpu 21.81 GB at (6, 118000), marked "does not fit": a consumer comparing the two read the opposite.
+    capacity_at_context states the C the point is judged against (review, stop 92)."""
+    from shared import evaluated_text
+
+    r = evaluated_text(GEMMA_PP4, "g27-pp4-l4")
+    cap, at = r.value("capacity"), r.value("capacity_at_context", context=118000)
+    assert cap - at == 256 * 262_208 * 4
+    six, five = r.value("memory_per_gpu", batch=6, context=118000), r.value("memory_per_gpu", batch=5, context=118000)
+    assert five <= at < six < cap  # the point's own C decides, as its "fits": false says
+    assert r.entry("memory_per_gpu", batch=6, context=118000).unfit == \
+        "6 sequences of 118,000 tokens do not fit: only 5 fit per replica"
+    # on one card every context's is the capacity itself
+    one = evaluated("llama8b-h100.yaml")
+    assert {one.value("capacity_at_context", context=s) for s in one.spec.workloads.decode_context} == \
+        {one.value("capacity")}

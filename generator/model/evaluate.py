@@ -97,6 +97,10 @@ def _evaluate(spec: ReportSpec, plans: bool) -> Results:
             held, read = env.held(context=ctx), env.at(context=ctx, reads=True)  # the cache a sequence holds, a step reads
             per = {qid: np.asarray(q[qid](read if qid in READ_AT_CONTEXT else held), dtype=float) * np.ones_like(ctx)
                    for qid in ("decode_intensity_ceiling", "capacity_batch")}
+            # the memory C of the GPU whose stage binds at each context (capacity_at_context): the scalar capacity's
+            # stage holds the fewest tokens without a window's share; past a window another stage may bind (Gemma 3
+            # 27B int4 at pp 4 on L4: the last stage, its logits' workspace too, 21.69 GB beside 21.96)
+            per["capacity_at_context"] = np.asarray(held["C"], dtype=float) * np.ones_like(ctx)
             # a full pipeline streams each GPU's slice once per stage's micro-batch
             per["crossover_batch"] = np.asarray(q["crossover_batch"](env.crossover_at(ctx)), dtype=float) * np.ones_like(ctx)
             per["capacity_batch_raw"] = per["capacity_batch"]
@@ -334,7 +338,11 @@ def _entries(r: Results) -> list[Entry]:
         for qid, value in r.one_card.get(acc, {}).items():  # the whole model on one card, under its own id
             add(qid, {}, value, acc, "_one_card" + suffix, NO_FIT if value is None else "")
         for qid, arr in r.per_context.get(acc, {}).items():
-            if qid == "capacity_batch_raw":
+            if qid == "capacity_batch_raw" or (qid == "capacity_at_context" and acc != "seed"):
+                continue  # (the memory, as the scalar capacity, is stated once: not per accounting)
+            if qid == "capacity_at_context":  # the capacity's formula (C) at each context
+                for j, s in enumerate(w.decode_context):
+                    add("capacity", {"context": s}, arr[j], acc, "_at_context")
                 continue
             raw = r.per_context[acc]["capacity_batch_raw"] if qid == "capacity_batch" else arr
             for j, s in enumerate(w.decode_context):

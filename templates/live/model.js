@@ -699,9 +699,10 @@ const GR_MODEL = (function () {
         add(qid, {}, x, acc, "_one_card" + suffix, x === null ? NO_FIT : "");
       });
       const per = {decode_intensity_ceiling: [], crossover_batch: [], capacity_batch: [], capacity_batch_raw: [],
-        intensity_at_capacity: []};
+        intensity_at_capacity: [], capacity_at_context: []};
       w.decode_context.forEach(function (s) {
         const e = env.held(s), read = env.at(null, s, null, null, true);
+        per.capacity_at_context.push(e.C);  // the memory of the GPU whose stage binds at s (evaluate: capacity_at_context)
         per.decode_intensity_ceiling.push(call("decode_intensity_ceiling", read));
         // a full pipeline streams each GPU's slice once per stage's micro-batch
         per.crossover_batch.push(call("crossover_batch", env.cut.pp > 1 ? env.at(null, s, null, env.cut.pp, true) : read));
@@ -716,6 +717,9 @@ const GR_MODEL = (function () {
         const arr = qid === "capacity_batch" ? per.capacity_batch_raw : per[qid];
         w.decode_context.forEach(function (s, j) { add(qid, {context: s}, arr[j], acc, suffix); });
       });
+      if (acc === "seed") {  // the capacity's C at each context, stated once as the scalar is
+        w.decode_context.forEach(function (s, j) { add("capacity", {context: s}, per.capacity_at_context[j], acc, "_at_context"); });
+      }
       const grid = {};
       DECODE.forEach(function (qid) { grid[qid] = []; });
       w.decode_batch.forEach(function (b) {
