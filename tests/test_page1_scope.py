@@ -151,9 +151,10 @@ def test_the_kv_line_and_the_collectives_clause_say_their_scope():
     line = next(x for x in summary.terminal_lines(r) if "fits:" in x)
     assert ("KV 80 KiB/token (10 global layers) + 416 MiB/sequence (52 windowed at full window) (40 KiB/token + 208 "
             "MiB/sequence on each GPU)") in line
-    assert "each GPU's round spending" in (s := summary.sentences(r)[0]) and s.endswith("in stage-to-stage sends.")
+    assert "through 2 stages in turn, each stage's GPUs spending" in (s := summary.sentences(r)[0]) \
+        and s.endswith("in their own stage-to-stage sends.")
     many = evaluated("llama70b-h100-tp8.yaml", ["parallelism.tp=4", "parallelism.pp=2"])
-    assert summary.sentences(many)[0].endswith("in collectives and stage-to-stage sends.")
+    assert summary.sentences(many)[0].endswith("in their own collectives and stage-to-stage sends.")
 
 
 def test_the_disaggregation_row_says_its_whole_replicas_and_whose_links_carry_the_cache():

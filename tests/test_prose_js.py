@@ -121,7 +121,7 @@ def test_committed_specs_windows_and_moe_match():
         gemma["attention_text"]
     # page 1 names the serial estimate's own collectives, never the bound's interconnect ledger beside it
     staged = by_name[("llama70b-h100-tp8", ("parallelism.pp=2",))]["sentences"][0]
-    assert staged.startswith("On 16 GPUs (tp 8, pp 2)") and "through 2 stages, each GPU's round spending" in staged
+    assert staged.startswith("On 16 GPUs (tp 8, pp 2)") and "through 2 stages in turn, each stage's GPUs spending" in staged
     assert "of it in the collectives on its critical path" in by_name[("llama70b-h100-tp8", ())]["sentences"][0]
     assert all("sliding window" in by_name[("llama8b-h100", tuple(o))]["attention_text"] for _, o in WINDOWS[:5])
     assert by_name[("llama8b-h100", tuple(WINDOWS[0][1]))]["critical_fact"].startswith("Critical context S*")

@@ -331,7 +331,8 @@ const GR_PROSE = (function () {
     if (!row.comm_est) return "with no collective on its critical path";
     // a pp-only layout's round sends between stages; tensor- or expert-parallel groups add collectives
     const what = groups ? "collectives and stage-to-stage sends" : "stage-to-stage sends";
-    return stages > 1 ? `through ${stages} stages, each GPU's round spending ${GR_FMT.time(row.comm_est)} in ${what}`
+    return stages > 1 ? `through ${stages} stages in turn, each stage's GPUs spending ${GR_FMT.time(row.comm_est)} of it `
+      + `in their own ${what}`
       : `${GR_FMT.time(row.comm_est)} of it in the collectives on its critical path`;
   }
 
