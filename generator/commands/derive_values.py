@@ -160,6 +160,9 @@ def _one_token_unstated(qid: str, nums: Numbers) -> str | None:
     return _ONE_TOKEN_UNSTATED[qid]
 
 
+_AT: dict = {}  # (the report, the point) -> its evaluation there: one a process, as report_of keeps the report's
+
+
 def _unfit_off_grid(qid: str, nums: Numbers) -> list[str]:
     """The "does not run" line at a workload point off the spec's grid (--batch, --context, --tokens the report does
     not state): the evaluation at that point marks its entries as at the grid's (evaluate._marked, results.json's
@@ -168,17 +171,25 @@ def _unfit_off_grid(qid: str, nums: Numbers) -> list[str]:
     run" at 1,024).  Nothing away from the spec's inputs (--at), or for a quantity stated at no workload point."""
     if nums.overridden:
         return []
-    p = nums.params
+    p, w = nums.params, nums.spec.workloads
     decode = {"batch", "context"} <= set(p)
     prompt = "tokens" in p and not decode
-    if not (decode or prompt):
+    if decode and p["batch"] in w.decode_batch and p["context"] in w.decode_context:
+        return []  # on the grid: the report's own entries say it where it states the quantity
+    if prompt and p["tokens"] in w.prefill_prompt or not (decode or prompt):
         return []
-    try:
-        r = report_of(nums.spec)
-        at = r.at(batch=p["batch"], context=p["context"]) if decode else r.at(tokens=p["tokens"])
-    except (ValueError, TypeError):
-        return []
-    entry = _entry_in(at, qid, nums)
+    r = report_of(nums.spec)
+    axes = {"batch", "context"} if decode else {"tokens"}
+    if not any(e.id.removesuffix("_exact") == qid and set(e.params) == axes for e in r.entries):
+        return []  # a quantity the report states at no such point: nothing to evaluate there
+    point = (id(r), *(p[k] for k in sorted(axes)))
+    if point not in _AT:
+        try:
+            _AT.clear()
+            _AT[point] = r.at(batch=p["batch"], context=p["context"]) if decode else r.at(tokens=p["tokens"])
+        except (ValueError, TypeError):
+            return []
+    entry = _entry_in(_AT[point], qid, nums)
     if entry is None or not entry.unfit:
         return []
     return [f"  does not run: {entry.unfit} (the value is what it would be, were it to fit)"]
