@@ -147,7 +147,8 @@ def test_table_says_the_devices_noun_and_one_gpu_in_words(capsys):
 
 @pytest.mark.parametrize(("spec", "overrides", "words"), [
     # DeepSeek-V3 on 8 H200 at its serving block: met up to 165 sequences, the cheapest layout that meets it
-    ("deepseek-v3-h200-ep8.yaml", [], "meets them up to 165 sequences per replica (the 128 users take 8 GPUs)"),
+    ("deepseek-v3-h200-ep8.yaml", [], "meets them up to 165 sequences per replica in plain decode rounds, and 147 with "
+                                      "each prompt's prefill between them (the 128 users take 8 GPUs)"),
     # the 70B on one H100: 141 GB of bf16 weights in 80 GB, the replica cannot serve at all
     ("llama70b-h100-tp8.yaml", ["parallelism.tp=1"], "cannot serve them: its weights alone exceed the card's memory"),
     # a 1 ms TTFT no prefill meets: no layout plan tries meets it

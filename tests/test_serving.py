@@ -220,7 +220,10 @@ def test_page_one_names_the_cheapest_layout_meeting_the_targets(tmp_path):
     # 8 x (80 GiB x 0.9 - 0.576 GB workspace - 17.65 GB weights) / (327,680 B x 4,608 tokens) = 313.0 (316 before
     # the engine's activation workspace was set aside) fit, and the TPOT target allows them all, but the engine runs
     # at most 256 at once (engine.max_sequences: vLLM's max_num_seqs default, docs.vllm.ai engine arguments)
-    assert "this layout meets them up to 256 sequences per replica, the engine's max_sequences (the 128 users take" in head
+    # that is a plain decode round's TPOT: with each 4,096-token prompt prefilled between the rounds (the chapter's
+    # disaggregation row's one pool) fewer meet it, said beside it (review, stop 92)
+    assert ("this layout meets them up to 256 sequences per replica in plain decode rounds, the engine's max_sequences, "
+            "and 223 with each prompt's prefill between them (the 128 users take") in head
     assert "4 GPUs, tp 4, fp8 weights, fp8 KV" in head  # plan's cheapest: half the GPUs in fp8
     assert 'id="s9"' in page and "Serving: one request, its targets, its cost" in page
 
