@@ -564,7 +564,10 @@ class Precision:
         ``dense`` peaks (any GPU where None) 'compute per class'."""
         if self.weights == self.kv_cache == self.compute and not self.classes:
             return self.weights
-        g = f" (group {self.group_size})" if self.group_size else ""
+        # an integer format's scales: a group's fp16 scale counted where the spec gives the group, none without it
+        # (0.5 B an int4 weight, seed 003's), said so beside page 1's "int4 (group 128)" lever (reviews, stops 91-92)
+        g = (f" (group {self.group_size})" if self.group_size
+             else " (no group scales)" if self.weights in INTEGER_FORMATS and not self.classes else "")
         apart = self.own_compute and (dense is None or any(self.class_compute(c, dense) != self.compute
                                                            for c in WEIGHT_CLASSES))
         compute = "per class" if apart else self.compute

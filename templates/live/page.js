@@ -420,7 +420,8 @@ const GR_PAGE = (function () {
   function precisionLabel(p, hw, t) {  // (Precision.label: "per class" where the classes compute apart on hw)
     const apart = GR_MODEL.computesApart(p, hw.dense, t);
     return p.weights === p.kv_cache && p.kv_cache === p.compute && !p.classes ? p.weights
-      : "weights " + GR_MODEL.weightsLabel(p) + (p.group_size ? " (group " + p.group_size + ")" : "") + ", KV " + p.kv_cache
+      : "weights " + GR_MODEL.weightsLabel(p) + (p.group_size ? " (group " + p.group_size + ")"
+        : t.integer_formats.indexOf(p.weights) >= 0 && !p.classes ? " (no group scales)" : "") + ", KV " + p.kv_cache
         + ", compute " + (apart ? "per class" : p.compute);
   }
 
