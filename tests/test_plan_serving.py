@@ -26,7 +26,8 @@ def test_four_gpus_ranked_by_cost(capsys):
     cost = [r["usd_per_mtok_out"] for r in rows]
     # a request of one token (plan --context): no decode to price per request, so $/M output tokens ranks them
     assert cost == sorted(cost) and all(r["usd_per_request"] is None for r in rows)
-    assert doc["sorted_by"] == "$ per request (its prompt and its output; $/M output tokens without a decode)"
+    assert doc["sorted_by"] == ("$ per request (its prompt and its output; $/M output tokens where no prompt is "
+                                "priced: --context alone)")
     # hand count, H100 fp8 (fp8 KV) tp 8 at batch 64, context 8,192: weights 70.6e9 B / 8 (Meta's count) and KV
     # 80 layers x 2 x 8 heads x 128 x 1 B / 8 GPUs = 20,480 B per token per GPU, at 3.35 TB/s (NVIDIA datasheet)
     h = next(r for r in rows if (r["hardware"], r["precision"], r["tp"], r["pp"]) == ("h100-sxm", "fp8", 8, 1))

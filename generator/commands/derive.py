@@ -194,6 +194,9 @@ STATED_FROM = {
     "attention_intensity_one_card": ("it is attention_intensity, the whole model on one card",
                                      "attention_intensity"),
     "min_gpus_to_fit": ("it is found by a search over layouts, not a formula", "plan"),
+    "capacity_at_context": ("it is capacity, the memory C of a GPU of the stage that binds at the context (over "
+                            "pipeline stages past a window another stage's than the scalar's), the C capacity_batch "
+                            "there takes (its inputs line prints it)", "capacity_batch"),
 }
 
 

@@ -93,7 +93,8 @@ def add_engine_memory(p: argparse.ArgumentParser) -> None:
                         "8192, vLLM V1's max_num_batched_tokens; logits for 256 sampled sequences); 0: none")
     p.add_argument("--max-sequences", default=None, metavar="N",
                    help="sequences a replica's engine runs at once (default 256, vLLM's max_num_seqs); 0: no limit but "
-                        "what fits")
+                        "what fits. plan stops a replica's batch there; sweep keeps its grid's batches (its fits column "
+                        "is the memory's) and sizes the logits' workspace by it")
 
 
 def engine_memory(args, reserve: dict | None = None, step: dict | None = None) -> dict:

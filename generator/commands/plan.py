@@ -14,7 +14,8 @@ Every tensor x pipeline (x expert, x data-parallel attention) layout, weight for
 tried on every GPU; a layout is listed when its replica holds the weights and at least one sequence of the
 request's last context and its prefill meets --ttft.  The last context is prompt + output - 1 tokens, what the step
 that makes the last token reads (the serving chapter's, serving.last_context): TPOT and the capacity are counted
-there.  --context names it: alone, a request of that prompt and one generated token (decode at that context); with
+there.  --context names it: alone, decode at that context, priced by $/M output tokens with no prompt (--prompt N
+--output 1 is a request of its prompt alone, priced by its prefill); with
 --output or --prompt, the other is what makes it (prompt = context - output + 1).  For each, the batch is the largest up to
 --batch (or --users) that fits the KV capacity and whose slowest decode round (TPOT) meets --tpot; the row gives
 the time to first token, TPOT, the end-to-end latency of one request (closed form over its decode rounds),
@@ -72,7 +73,8 @@ def _parser() -> argparse.ArgumentParser:
                         "the 'hardware' of .genreport.yaml or the user's config)")
     p.add_argument("--context", default=None, metavar="TOKENS",
                    help="the request's last context, the tokens its last decode step reads: prompt + output - 1 "
-                        "(default 8k; alone, a prompt of that many tokens and one generated; k = 1024)")
+                        "(default 8k; alone: decode at that context, ranked by $/M output tokens with no prompt priced; "
+                        "--prompt N --output 1 is a request of its prompt alone, priced by its prefill; k = 1024)")
     p.add_argument("--prompt", default=None, metavar="TOKENS", help="prompt tokens of one request (default: the "
                    "context - output + 1)")
     p.add_argument("--output", default=None, metavar="TOKENS", help="tokens one request generates (default 1, or "
@@ -118,7 +120,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--gpus", default=None, type=int, metavar="N",
                    help="only replicas of exactly N devices (\"on 4 x H100\": --gpus 4)")
     p.add_argument("--sort", choices=("auto", "cost", "speed", "gpus", "user"), default="auto",
-                   help="order: cost ($ per request: its prompt and its output; $/M output tokens without a prompt), speed (tok/s per device), gpus (fewest devices for --users, "
+                   help="order: cost ($ per request: its prompt and its output; $/M output tokens for --context alone, which prices no prompt), speed (tok/s per device), gpus (fewest devices for --users, "
                         "then cost), user (tok/s per user); auto: cost when every device has a price, else speed")
     p.add_argument("--estimate", choices=("bound", "serial"), default="bound",
                    help="what the targets and the ranking use: the strict bound (default) or the serial estimate")

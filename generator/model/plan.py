@@ -204,7 +204,8 @@ def runs_as(name: str, model: Model, own: Precision | None, hw: Hardware) -> tup
 
 
 # What each order of plan's rows ranks by (``ranking``): its name in words.
-ORDERS = {"cost": "$ per request (its prompt and its output; $/M output tokens without a decode)",
+ORDERS = {"cost": "$ per request (its prompt and its output; $/M output tokens where no prompt is priced: --context "
+                  "alone)",
           "speed": "tok/s per GPU", "gpus": "GPUs for the users, then $ per request", "user": "tok/s per user"}
 
 

@@ -96,7 +96,9 @@ class Results:
         """The stated value of ``qid`` at ``params``, in ``accounting`` (the lead one by default).
 
         A point the spec's grid does not hold (``batch=96``) is evaluated on the spot (:meth:`at`); ``None``
-        only where the quantity has no physical value there (:meth:`entry` says why, in ``reason``).  An id
+        only where the quantity has no physical value there (:meth:`entry` says why, in ``reason``).  At a point
+        that cannot run (more sequences than fit at the context, a prompt whose KV cache does not fit) the value is
+        what it would be were it to fit, and ``entry(...).unfit`` says why (results.json's ``"fits": false``).  An id
         the report does not state, or parameters it does not take, raise :class:`KeyError` naming the
         ids or parameters it does take.
 
