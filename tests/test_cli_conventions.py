@@ -123,10 +123,11 @@ def test_table_cells_are_page_ones(spec):
              for row in re.findall(r"<tr><td>(.*?)</tr>", body, re.S)]
     assert len(cells) == len(rows) > 0
     for row, shown in zip(rows, cells, strict=True):
-        label, binds, time, per_user, tps, usd, _fits = row
+        label, binds, time, per_user, tps, usd, fits = row
         want = [time, per_user.replace("-", "—"), tps] + ([usd.replace("-", "—")] if r.spec.hardware.price_per_hour else [])
         got = [shown[1], shown[5], shown[6]] + ([shown[7].replace(" (prompt)", "")] if r.spec.hardware.price_per_hour else [])
         assert got == want, (label, got, want)
+        assert shown[3].replace("\xa0", " ") == fits, (label, shown[3], fits)  # "yes, ≤ 886; past max_sequences (256)"
     if spec.startswith("deepseek"):
         assert [x[5] for x in rows if x[0] == "decode B = 64, S = 8,192"] == ["0.400"]
 

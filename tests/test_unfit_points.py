@@ -161,3 +161,13 @@ def test_the_memory_a_point_is_judged_against_is_stated_at_its_context():
     one = evaluated("llama8b-h100.yaml")
     assert {one.value("capacity_at_context", context=s) for s in one.spec.workloads.decode_context} == \
         {one.value("capacity")}
+
+
+def test_the_tables_fits_cell_is_page_ones_past_the_engines_limit():
+    """DeepSeek-V3 at batch 880 and 1,024 tokens: 886 fit a replica's memory, its engine runs 256 at once. Page 1 says
+    "yes, ≤ 886; past max_sequences (256)"; `genreport table` said "yes" (review, stop 92)."""
+    r = evaluated("deepseek-v3-h200-ep8.yaml", ["workloads.decode.batch=[1, 880]"])
+    _, rows = r.decision_table()
+    cells = {row[0]: row[-1] for row in rows}
+    assert cells["decode B = 880, S = 1,024"] == "yes, ≤ 886; past max_sequences (256)"
+    assert cells["decode B = 1, S = 1,024"] == "yes, ≤ 886"

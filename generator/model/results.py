@@ -15,6 +15,19 @@ from genreport.model.values import Block, Entry, key
 _GRID_AXES = {"batch", "context", "tokens"}  # the parameters of a workload point :meth:`Results.at` evaluates
 
 
+def _fits_cell(x: dict) -> str:
+    """Page 1's fits cell in words (templates/sections/s0_summary.html.j2): "yes, ≤ 886; past max_sequences (256)" where
+    the batch fits the memory and the engine runs fewer at once (``table`` said only "yes" there: a review, stop 92)."""
+    if not x.get("fits"):
+        return "no"
+    out = "yes"
+    if x.get("workload") == "decode" and x.get("capacity_batch") is not None:
+        out += f", ≤ {int(x['capacity_batch']):,}"
+    if x.get("engine_runs"):
+        out += f"; past max_sequences ({int(x['engine_runs']):,})"
+    return out
+
+
 @dataclass(frozen=True, repr=False)
 class Results:
     """The report model: every number a report, its JSON, figures, prose, ``derive`` and ``sweep`` state.
@@ -231,5 +244,5 @@ class Results:
             per_user = x.get("tokens_per_s_sequence") if x.get("workload") == "decode" else None
             rows.append([x["label"], x["binds"] or "-", cell(x.get("time"), fmt.time), cell(per_user, fmt.num),
                          cell(x.get("tokens_per_s"), fmt.num), cell(x.get("usd_per_mtok"), fmt.sig3),
-                         "yes" if x.get("fits") else "no"])
+                         _fits_cell(x)])
         return header, rows
