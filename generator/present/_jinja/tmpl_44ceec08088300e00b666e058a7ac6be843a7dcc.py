@@ -156,7 +156,7 @@ def root(context, missing=missing):
             yield '</td>\n<td class="n">'
             yield escape(context.call((undefined(name='q') if l_1_q is missing else l_1_q), 'crossover_batch', 'nearest', 'never', context=l_1_s, _loop_vars=_loop_vars))
             yield '</td>\n<td class="n">'
-            yield escape(context.call((undefined(name='q') if l_1_q is missing else l_1_q), 'capacity_batch', 'integer', '0', context=l_1_s, _loop_vars=_loop_vars))
+            yield escape(context.call((undefined(name='q') if l_1_q is missing else l_1_q), 'capacity_batch', 'integer', '— (no KV cache fits)', context=l_1_s, _loop_vars=_loop_vars))
             yield '</td><td class="n">'
             yield escape(context.call((undefined(name='q') if l_1_q is missing else l_1_q), 'intensity_at_capacity', 'num', '— (none fits)', context=l_1_s, _loop_vars=_loop_vars))
             yield '</td></tr>\n'
