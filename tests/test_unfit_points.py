@@ -109,6 +109,11 @@ def test_derive_says_it_off_the_grid_too(capsys):
     assert derive.main(["decode_tokens_per_s", "--spec", "specs/llama70b-h100-tp2.yaml", "--batch", "33",
                         "--context", "1024"]) == 0
     assert "does not run" not in capsys.readouterr().out
+    # and whose number it is, off the grid as on it (the docs review of stop 92: no scope line off the grid)
+    assert derive.main(["decode_tokens_per_s", "--spec", "specs/llama70b-h100-tp2.yaml", "--batch", "20",
+                        "--context", "1024"]) == 0
+    assert ("scope: one replica's (2 GPUs of tp 2 x pp 1 x ep 1 x dp 1) (off the report's grid, as the report would "
+            "state it here)") in capsys.readouterr().out
 
 
 def test_no_capacity_limited_batch_is_no_intensity_there_never_a_negative_one(capsys):

@@ -163,12 +163,13 @@ def _one_token_unstated(qid: str, nums: Numbers) -> str | None:
 _AT: dict = {}  # (the report, the point) -> its evaluation there: one a process, as report_of keeps the report's
 
 
-def _unfit_off_grid(qid: str, nums: Numbers) -> list[str]:
-    """The "does not run" line at a workload point off the spec's grid (--batch, --context, --tokens the report does
-    not state): the evaluation at that point marks its entries as at the grid's (evaluate._marked, results.json's
-    "fits": false), so that derive says it wherever the point cannot run, not only where the report has an entry
-    (a review read 23.81 tok/s for Llama 3.1 70B in bf16 on one H100 at 2,048 tokens, with no word, beside "does not
-    run" at 1,024).  Nothing away from the spec's inputs (--at), or for a quantity stated at no workload point."""
+def _off_grid(qid: str, nums: Numbers, own, unit: str, integer: str) -> list[str]:
+    """At a workload point off the spec's grid (--batch, --context, --tokens the report does not state), the lines the
+    grid's entries give: at a layout whose number it is (the report's value there, Results.at, where the formula above
+    gives one GPU's ledgers instead: the docs review of stop 92 found no scope off the grid), and "does not run" where
+    the point cannot (evaluate._marked, results.json's "fits": false: a review read 23.81 tok/s for Llama 3.1 70B in
+    bf16 on one H100 at 2,048 tokens, with no word, beside "does not run" at 1,024).  Nothing away from the spec's
+    inputs (--at), or for a quantity stated at no workload point."""
     if nums.overridden:
         return []
     p, w = nums.params, nums.spec.workloads
@@ -190,9 +191,20 @@ def _unfit_off_grid(qid: str, nums: Numbers) -> list[str]:
         except (ValueError, TypeError):
             return []
     entry = _entry_in(_AT[point], qid, nums)
-    if entry is None or not entry.unfit:
+    if entry is None:
         return []
-    return [f"  does not run: {entry.unfit} (the value is what it would be, were it to fit)"]
+    lines = []
+    if nums.spec.parallelism is not None:
+        whose = scope_of(nums.spec, entry.id)
+        if own is not None and entry.value is not None and \
+                abs(own - entry.value) <= 1e-9 * max(abs(entry.value), 1e-300):
+            lines.append(f"  scope: {whose} (off the report's grid, as the report would state it here)")
+        elif entry.value is not None:
+            lines.append(f"  scope: the report would state {_fmt(entry.value, unit, integer)} here, {whose}; the formula "
+                         "above gives one GPU's ledgers over its slice")
+    if entry.unfit:
+        lines.append(f"  does not run: {entry.unfit} (the value is what it would be, were it to fit)")
+    return lines
 
 
 def _entry_in(results, qid: str, nums: Numbers):
@@ -241,7 +253,7 @@ def stated_at_point(qid: str, nums: Numbers, unit: str, integer: str = "") -> tu
                     "inputs above (--at)")
             row = _chunked_row_line(qid, own, nums)
             lines += row or [f"  scope: {whose}{tail}"]
-        return own, why, lines + _unfit_off_grid(qid, nums) + window
+        return own, why, lines + _off_grid(qid, nums, own, unit, integer) + window
     stated = entry.value
     # a point that cannot run (results.json's "fits": false): its number is the bound were it to fit, said so
     unfit = [f"  does not run: {entry.unfit} (the value is what it would be, were it to fit; results.json: "
