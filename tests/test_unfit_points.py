@@ -114,6 +114,13 @@ def test_derive_says_it_off_the_grid_too(capsys):
                         "--context", "1024"]) == 0
     assert ("scope: one replica's (2 GPUs of tp 2 x pp 1 x ep 1 x dp 1) (off the report's grid, as the report would "
             "state it here)") in capsys.readouterr().out
+    # the evaluation at a point is the spec's own: the same point of another spec (tp 8 holds them) runs
+    assert derive.main(["decode_tokens_per_s", "--spec", "specs/llama70b-h100-tp2.yaml", "--batch", "34",
+                        "--context", "1024"]) == 0
+    assert "does not run" in capsys.readouterr().out
+    assert derive.main(["decode_tokens_per_s", "--spec", "specs/llama70b-h100-tp8.yaml", "--batch", "34",
+                        "--context", "1024"]) == 0
+    assert "does not run" not in (out := capsys.readouterr().out) and "tp 8 x pp 1" in out
 
 
 def test_no_capacity_limited_batch_is_no_intensity_there_never_a_negative_one(capsys):

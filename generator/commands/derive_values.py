@@ -71,14 +71,16 @@ def report_of(spec, results=None):
     return _REPORTS[k]
 
 
-def report_entry(qid: str, nums: Numbers):
+def report_entry(qid: str, nums: Numbers, results=None):
     """The evaluation's entry of ``qid`` at derive's point (its parameters, its accounting): the number results.json
-    states there; None where the report states none at that point."""
+    states there; None where the report states none at that point.  ``results``: another evaluation of the spec to
+    look in (the report's at a point off its grid, :func:`_off_grid`)."""
     from genreport.formulas.quantities import BY_ID
     from genreport.model.values import key
 
     acc = nums.env_obj.accounting
-    index, qid = report_of(nums.spec).index, qid + ("" if acc == "seed" else "_exact")
+    index = (results if results is not None else report_of(nums.spec)).index
+    qid = qid + ("" if acc == "seed" else "_exact")
     own = BY_ID[qid.removesuffix("_exact")].params if qid.removesuffix("_exact") in BY_ID else None
     # an option the quantity does not take (--batch for parameters) does not move its point
     mine = {k: v for k, v in nums.params.items() if own is None or k in own}
@@ -160,7 +162,7 @@ def _one_token_unstated(qid: str, nums: Numbers) -> str | None:
     return _ONE_TOKEN_UNSTATED[qid]
 
 
-_AT: dict = {}  # (the report, the point) -> its evaluation there: one a process, as report_of keeps the report's
+_AT: dict = {}  # (the spec, the point) -> the report's evaluation there: the last one, as report_of keeps the report's
 
 
 def _off_grid(qid: str, nums: Numbers, own, unit: str, integer: str) -> list[str]:
@@ -183,14 +185,15 @@ def _off_grid(qid: str, nums: Numbers, own, unit: str, integer: str) -> list[str
     axes = {"batch", "context"} if decode else {"tokens"}
     if not any(e.id.removesuffix("_exact") == qid and set(e.params) == axes for e in r.entries):
         return []  # a quantity the report states at no such point: nothing to evaluate there
-    point = (id(r), *(p[k] for k in sorted(axes)))
+    # keyed as report_of keys the report (an object's id may be another spec's once the first is gone)
+    point = (nums.spec.file, nums.spec.digest, tuple(nums.spec.overrides), *(p[k] for k in sorted(axes)))
     if point not in _AT:
         try:
             _AT.clear()
             _AT[point] = r.at(batch=p["batch"], context=p["context"]) if decode else r.at(tokens=p["tokens"])
         except (ValueError, TypeError):
             return []
-    entry = _entry_in(_AT[point], qid, nums)
+    entry = report_entry(qid, nums, _AT[point])
     if entry is None:
         return []
     lines = []
@@ -202,21 +205,16 @@ def _off_grid(qid: str, nums: Numbers, own, unit: str, integer: str) -> list[str
         elif entry.value is not None:
             lines.append(f"  scope: the report would state {_fmt(entry.value, unit, integer)} here, {whose}; the formula "
                          "above gives one GPU's ledgers over its slice")
-    if entry.unfit:
-        lines.append(f"  does not run: {entry.unfit} (the value is what it would be, were it to fit)")
-    return lines
+    return lines + _unfit_lines(entry, stated=False)
 
 
-def _entry_in(results, qid: str, nums: Numbers):
-    """:func:`report_entry` in ``results`` (the evaluation at derive's point) rather than the spec's own."""
-    from genreport.formulas.quantities import BY_ID
-    from genreport.model.values import key
-
-    acc = nums.env_obj.accounting
-    own = BY_ID[qid].params if qid in BY_ID else None
-    mine = {k: v for k, v in nums.params.items() if own is None or k in own}
-    qid = qid + ("" if acc == "seed" else "_exact")
-    return results.index.get(key(qid, mine, acc)) or results.index.get(key(qid, nums.params, acc))
+def _unfit_lines(entry, stated: bool) -> list[str]:
+    """The "does not run" line under a value at a point that cannot run (Entry.unfit); ``stated``: results.json states
+    the entry (the spec's grid), where it carries "fits": false."""
+    if not entry.unfit:
+        return []
+    return [f"  does not run: {entry.unfit} (the value is what it would be, were it to fit"
+            + ('; results.json: "fits": false)' if stated else ")")]
 
 
 def stated_at_point(qid: str, nums: Numbers, unit: str, integer: str = "") -> tuple[float | None, str, list[str]]:
@@ -256,8 +254,7 @@ def stated_at_point(qid: str, nums: Numbers, unit: str, integer: str = "") -> tu
         return own, why, lines + _off_grid(qid, nums, own, unit, integer) + window
     stated = entry.value
     # a point that cannot run (results.json's "fits": false): its number is the bound were it to fit, said so
-    unfit = [f"  does not run: {entry.unfit} (the value is what it would be, were it to fit; results.json: "
-             '"fits": false)'] if entry.unfit else []
+    unfit = _unfit_lines(entry, stated=True)
     where = ", ".join(f"{k} = {v}" for k, v in entry.params.items())
     source = f"(results.json: {entry.id}" + (f" at {where}" if where else "") + ")"
     if (own is None and stated is None) or (own is not None and stated is not None

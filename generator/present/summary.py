@@ -362,7 +362,10 @@ def serving_parts(r: Results, chapter: int) -> list[tuple[str, str, bool]] | Non
                 say(", the engine's max_sequences")
             if pool is not None:
                 say(", and ")
-                say(fmt.integer(pool), True) if pool else say("none")
+                if pool:
+                    say(fmt.integer(pool), True)
+                else:
+                    say("none")
                 say(" with each prompt's prefill between them")
         if sv.get("gpus_for_users"):
             users_take(sv["gpus_for_users"])
