@@ -46,6 +46,17 @@ class ParameterCount:
     moe_layers: int
     active_routed: int  # routed experts used per token, all MoE layers
     experts_bias: int = 0  # the routed experts' biases (in experts_routed), which checkpoints keep in 16 bits
+    # what every GPU of a tensor-parallel group holds whole (tp_replicated_params): of the norms, router, attention
+    # (MLA's down-projections, the output bias) and dense FFNs (their down-projection bias) counted above
+    replicated: int = 0
+    replicated_attention: int = 0  # of ``replicated``, those in the attention class
+    kv_projections: int = 0  # the K and V projections and their biases (in attention), 0 for MLA
+
+    def tp_copies(self, tp: int, s_kv: float) -> float:
+        """N_R [1]: the parameters tensor parallelism over ``tp`` GPUs adds to one replica by holding some whole on
+        every GPU, N_u (n_TP - 1) + N_k (n_TP / s_kv - 1): the ``replicated`` ones on all tp GPUs, the K and V
+        projections on tp / s_kv GPUs each (s_kv = min(tp, H_kv)); 0 on one GPU."""
+        return float(self.replicated * (tp - 1) + self.kv_projections * (tp / s_kv - 1))
 
     @property
     def total(self) -> int:
@@ -94,6 +105,31 @@ def attention_params_per_layer(m) -> int:
     return q + kv + o + bias + extra
 
 
+def tp_replicated_params(m, moe_layers: int, shared_blocks: int) -> tuple[int, int, int]:
+    """(replicated, of them attention's, K and V projections) of model spec ``m``: what tensor parallelism does not
+    split, as vLLM, SGLang and TensorRT-LLM shard a checkpoint.
+
+    Every GPU of the group holds whole: the norms (the per-head q/k norms too), the MoE router (vLLM's ``gate = ReplicatedLinear``), MLA's down-projections q_a_proj and
+    kv_a_proj_with_mqa with the latent norms after them (ReplicatedLinear: the latent is every head's), and a
+    row-parallel layer's bias (RowParallelLinear keeps the whole output_size bias on every rank: the attention
+    output's, a dense FFN's or shared expert's down-projection's).  The K and V projections of a GQA or MHA layer
+    split by KV head: past n_TP = H_kv each GPU holds one whole head (QKVParallelLinear's num_kv_head_replicas =
+    n_TP / H_kv), so they split min(n_TP, H_kv) ways (formulas.parallel.kv_split), the third number."""
+    d, L, a = m.hidden_size, m.layers, m.attention
+    attention = L * d if m.o_bias else 0
+    if a.kind == "mla":
+        down = d * (a.kv_lora_rank + a.qk_rope_head_dim) + a.kv_lora_rank
+        if a.q_lora_rank:
+            down += d * a.q_lora_rank + a.q_lora_rank
+        attention += L * down
+        kv = 0
+    else:
+        kv = L * (2 * d * m.kv_heads * m.head_dim + (2 * m.kv_heads * m.head_dim if m.qkv_bias else 0))
+    router = moe_layers * (d * m.moe.experts + (m.moe.experts if m.ffn_bias else 0)) if m.moe else 0
+    down_bias = d * ((L - moe_layers) + shared_blocks) if m.ffn_bias else 0
+    return attention + norm_params(m) + router + down_bias, attention, kv
+
+
 def norm_params(m) -> int:
     """Every norm's weights: norms_per_layer vectors a layer (2: before attention and FFN; 4 in Gemma 2/3, a
     post-norm after each too), the per-head q and k norms (2 d_h a layer: Qwen3, Gemma 3), and the final norm.
@@ -127,9 +163,12 @@ def parameter_count(m) -> ParameterCount:
 
     if m.moe is None:
         ffn = L * block(m.ffn_size)
-        return ParameterCount(emb, head, attn, ffn, 0, 0, 0, norms, 0, 0, 0)
+        rep, rep_att, kv = tp_replicated_params(m, 0, 0)
+        return ParameterCount(emb, head, attn, ffn, 0, 0, 0, norms, 0, 0, 0, replicated=rep,
+                              replicated_attention=rep_att, kv_projections=kv)
     moe = m.moe
     moe_layers = moe_layer_count(m)
+    rep, rep_att, kv = tp_replicated_params(m, moe_layers, moe_layers * moe.shared_experts)
     expert = block(moe.expert_ffn_size)
     return ParameterCount(
         embedding=emb, lm_head=head, attention=attn,
@@ -139,6 +178,7 @@ def parameter_count(m) -> ParameterCount:
         router=moe_layers * (d * moe.experts + (moe.experts if bias else 0)), norms=norms, expert_size=expert,
         moe_layers=moe_layers, active_routed=moe_layers * moe.active_experts * expert,
         experts_bias=moe_layers * moe.experts * (_ffn_bias(m.ffn_kind, moe.expert_ffn_size, d) if bias else 0),
+        replicated=rep, replicated_attention=rep_att, kv_projections=kv,
     )
 
 

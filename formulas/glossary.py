@@ -136,6 +136,7 @@ PARALLEL_ENTRIES: tuple[Entry, ...] = (
     Entry("u_x", r"u_{x}", "1", "routed-expert reads of the busiest GPU of the expert group over the mean (expected maximum under uniform routing; 1 without expert parallelism)"),
     Entry("m_P", r"m_{P}", "1", "replicas of an expert group wider than a replica (n_EP > n_TP) whose prompts the group prefills at once: 1 for one prompt alone (its time to first token), n_EP / n_TP for every replica of the group (the GPU time a prompt occupies in a steady state); 1 where n_EP <= n_TP"),
     Entry("N_x", r"N_{x}", "1", "routed-expert parameters (all experts, all MoE layers; 0 for dense models)"),
+    Entry("N_R", r"N_{R}", "1", "parameters tensor parallelism adds to a replica by holding them whole on each GPU, as engines shard a checkpoint: N_u (n_TP - 1) + N_k (n_TP / s_kv - 1), N_u the norms, router, MLA's down-projections and row-parallel biases, N_k the K and V projections (one whole KV head a GPU past n_TP = H_kv); 0 on one GPU"),
     Entry("L_x", r"L_{x}", "1", "MoE layers (0 for dense models)"),
     Entry("k_e", r"k_{e}", "1", "routed experts each token is sent to (top-k)"),
     Entry("E_x", r"E_{x}", "1", "routed experts of one MoE layer (1 for dense models, whose N_x is 0): a token applies k_e / E_x of N_x"),

@@ -41,8 +41,9 @@ def slice_inputs() -> dict:
     share = replica_share()
     head = parallel.head_parameters() * parallel.s_st  # the last stage's, with stages
     return {
-        N: (N - head - N_x * (1 - (1 + rho_x) * n_TP / parallel.expert_split())) / share,  # parameters: w_g / b
-        N_a: (N_a - head) / share, N_e: N_e / share, N_p: N_p / share,
+        # parameters: w_g / b, with what tensor parallelism holds whole on each GPU (N_R)
+        N: (N + parallel.N_R - head - N_x * (1 - (1 + rho_x) * n_TP / parallel.expert_split())) / share,
+        N_a: (N_a + parallel.N_R - head) / share, N_e: N_e / share, N_p: (N_p + parallel.N_R) / share,
         V: V * (1 - parallel.s_st) / share, a: a / share,
         L: L / n_PP, H_q: H_q / n_TP, H_kv: H_kv / s_kv, c: c / (n_PP * s_kv),
     }
@@ -55,4 +56,4 @@ def sliced(expr):
 
 def at_one_card(expr):
     """``expr`` at the layout 1 x 1 x 1 x 1 (no redundant experts)."""
-    return expr.subs({n_TP: 1, n_PP: 1, n_EP: 1, s_kv: 1, sym("n_St"): 1, sym("s_st"): 0, rho_x: 0})
+    return expr.subs({n_TP: 1, n_PP: 1, n_EP: 1, s_kv: 1, sym("n_St"): 1, sym("s_st"): 0, rho_x: 0, parallel.N_R: 0})

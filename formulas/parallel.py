@@ -80,6 +80,7 @@ W_c, tau_c, W_s, tau_s, s_TP, W_cTP, W_sTP, W_cPP, W_cEP, W_cDP, u_x = (
 k_L, tau_k, tau_l, tau_o, o_TP = (sym(x) for x in ("k_L", "tau_k", "tau_l", "tau_o", "o_TP"))
 n_u, W_o, a_o, W_co = (sym(x) for x in ("n_u", "W_o", "alpha_o", "W_co"))
 rho_x = sym("rho_x")
+N_R = sym("N_R")  # the parameters tensor parallelism holds whole on each GPU, beyond one copy (replica's)
 m_P = sym("m_P")
 o_EP, e_Du, e_Do, e_Dl = (sym(x) for x in ("o_EP", "e_Du", "e_Do", "e_Dl"))
 # Bytes an element of an expert all-to-all: the least a published kernel sends (DeepEP's FP8 dispatch, one byte and
@@ -436,9 +437,11 @@ def expert_split():
 
 
 def weight_bytes_per_gpu(N=N, redundant: bool = True, stages=n_PW):
-    """Weight bytes on one GPU [B]: (N - N_x (1 - (1 + rho_x) n_TP / max(n_TP, n_EP))) b / (n_TP n_PW).
+    """Weight bytes on one GPU [B]: (N + N_R - N_x (1 - (1 + rho_x) n_TP / max(n_TP, n_EP))) b / (n_TP n_PW).
 
-    Everything but the routed experts is split n_TP ways, the N_x expert parameters max(n_TP, n_EP) ways, and the
+    Everything but the routed experts is split n_TP ways, save what engines hold whole on every GPU of the group
+    (N_R: the norms, the router, MLA's down-projections, the K and V projections past n_TP = H_kv; vLLM's
+    ReplicatedLinear and QKVParallelLinear), the N_x expert parameters max(n_TP, n_EP) ways, and the
     layers over the pipeline's stages: n_PW is the bytes one GPU would hold with every layer over those of the
     stage that holds the fewest tokens (genreport.model.stages: its layers, the first stage's embedding, the last
     stage's head), not the even split n_PP.  Redundant experts (DeepSeek's EPLB, SGLang's
@@ -447,7 +450,7 @@ def weight_bytes_per_gpu(N=N, redundant: bool = True, stages=n_PW):
     ``stages``: n_PP for the bytes a pass reads from the busiest stage (the time formulas).
     """
     held = (1 + rho_x) if redundant else 1
-    return (N - N_x * (1 - held * n_TP / expert_split())) * b / (n_TP * stages)
+    return (N + N_R - N_x * (1 - held * n_TP / expert_split())) * b / (n_TP * stages)
 
 
 def kv_split():
@@ -575,10 +578,10 @@ def head_parameters():
 
 
 def decode_flops_per_gpu():
-    """FLOPs of one GPU of the busiest stage in one decode round [FLOP]: (2 (N_a - s_st V d) + 4 L H_q d_h S) B /
-    (n_TP n_PP), its layers' share; s_st = 1 with stages (the head is the last stage's: :func:`at_last_stage`), 0 on
-    one."""
-    return (decode.decode_flops() - s_st * 2 * head_parameters() * B) / (n_TP * n_PP)
+    """FLOPs of one GPU of the busiest stage in one decode round [FLOP]: (2 (N_a + N_R - s_st V d) + 4 L H_q d_h S) B
+    / (n_TP n_PP), its layers' share, each GPU computing with what it holds whole (N_R); s_st = 1 with stages (the
+    head is the last stage's: :func:`at_last_stage`), 0 on one."""
+    return (decode.decode_flops() + 2 * (N_R - s_st * head_parameters()) * B) / (n_TP * n_PP)
 
 
 def decode_bytes_per_gpu():
@@ -592,9 +595,9 @@ def decode_bytes_per_gpu():
 
 
 def decode_streamed_weights():
-    """Weight bytes a GPU of the busiest stage streams for one micro-batch [B]: (N - N_e - s_st V d - N_x (1 - n_TP /
-    max(n_TP, n_EP))) b / (n_TP n_PP), s_st = 1 with stages (the head is the last stage's), 0 on one."""
-    return (N - N_e - s_st * head_parameters() - N_x * (1 - n_TP / expert_split())) * b / (n_TP * n_PP)
+    """Weight bytes a GPU of the busiest stage streams for one micro-batch [B]: (N + N_R - N_e - s_st V d - N_x (1 -
+    n_TP / max(n_TP, n_EP))) b / (n_TP n_PP), s_st = 1 with stages (the head is the last stage's), 0 on one."""
+    return (N + N_R - N_e - s_st * head_parameters() - N_x * (1 - n_TP / expert_split())) * b / (n_TP * n_PP)
 
 
 def decode_bytes_busiest_gpu():
@@ -758,7 +761,7 @@ def decode_time_compute_serial():
     hardware file's achieved_matmul: Maximum Achievable Matmul FLOPS over the peak); 1 where none is published, so
     that this equals :func:`decode_time_compute_gpu` where P_a = P.  An estimate: the bound keeps the peak.
     """
-    weights = 2 * (decode.N_a - s_st * head_parameters())  # the head is the last stage's
+    weights = 2 * (decode.N_a + N_R - s_st * head_parameters())  # the head is the last stage's
     return B * (weights / P + decode.attention_flops_per_token(S=S) / P_a) / (n_TP * n_PP * e_m)
 
 
@@ -905,11 +908,11 @@ def _prefill_stage_flops():
 
 
 def _prefill_stage_weight_flops():
-    """The single-card prefill's FLOPs on the weights, 2 N_p T + 2 V d, with the head's V d rows the last stage's:
-    2 N_p T + 2 V d (1 - s_st)."""
+    """The single-card prefill's FLOPs on the weights, 2 N_p T + 2 V d, with what each GPU holds whole (N_R) and the
+    head's V d rows the last stage's: 2 (N_p + N_R) T + 2 V d (1 - s_st)."""
     from .quantities import _prefill_weight_flops
 
-    return _prefill_weight_flops().subs(V, V * (1 - s_st))
+    return _prefill_weight_flops().subs({V: V * (1 - s_st), sym("N_p"): sym("N_p") + N_R}, simultaneous=True)
 
 
 def prefill_flops_bound_gpu():
@@ -1012,11 +1015,12 @@ def _prefill_stage_times():
 
 def prefill_stage_walk_time():
     """The least time any part of a prompt takes to pass one pipeline stage [s]: the stage's dense weights read once,
-    (N - N_e - s_st V d - N_x) b / (n_TP n_PP W), a busiest stage's (with stages, s_st = 1, the head is the last's).
+    (N + N_R - N_e - s_st V d - N_x) b / (n_TP n_PP W), a busiest stage's (with stages, s_st = 1, the head is the
+    last's).
 
     However small the piece of the prompt a stage works on, its GPU reads the stage's weights for it (they do not fit
     on chip); the routed experts are left out (one token reads only k_e of each layer's), so it stays a floor."""
-    return (N - N_e - s_st * head_parameters() - N_x) * b / (n_TP * n_PP * W)
+    return (N + N_R - N_e - s_st * head_parameters() - N_x) * b / (n_TP * n_PP * W)
 
 
 def last_stage_share():
@@ -1114,7 +1118,7 @@ def _training_shares(stages=n_PP):
     splits them, DeepSpeed-MoE and Megatron-Core keep an expert's gradients and optimizer state on the expert's
     data-parallel group).  ``stages``: n_PT for the state a GPU holds (the stage with the most parameters: the first
     holds the embedding, the last the head), n_PP for the busiest stage's traffic."""
-    return (((N - N_x) / (n_TP * stages), n_DP), (N_x / (expert_split() * stages), expert_data_parallel()))
+    return (((N + N_R - N_x) / (n_TP * stages), n_DP), (N_x / (expert_split() * stages), expert_data_parallel()))
 
 
 def training_state_per_gpu(stage: int):
@@ -1160,8 +1164,9 @@ def training_zero3_comm_time():
 
 
 def training_backward_time():
-    """Backward pass of T tokens on one GPU [s]: 4 N_a T / (n_TP n_PP P), two thirds of 6 N_a T (seed 003 section 2)."""
-    return 4 * N_a * T / (n_TP * n_PP * P)
+    """Backward pass of T tokens on one GPU [s]: 4 (N_a + N_R) T / (n_TP n_PP P), two thirds of 6 N_a T (seed 003
+    section 2), each GPU computing with what it holds whole (N_R) as the training step's slice does (N_a,g)."""
+    return 4 * (N_a + N_R) * T / (n_TP * n_PP * P)
 
 
 # ----------------------------------------------------------------------------------------------- closed forms

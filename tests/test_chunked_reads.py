@@ -49,16 +49,17 @@ def _held_share(s: int) -> float:
 
 def test_the_ceiling_is_the_limit_of_the_steps_own_intensity(maverick):
     """At every context the decode intensity at a batch of 10^9 sequences (weights a vanishing share) is the ceiling
-    within 0.1%, and never above it: at 8k 180.7 FLOP/B, where the held cache gave 45.2."""
+    within 0.1%, and never above it: at 8k 181.8 FLOP/B (180.7 before each GPU's FLOPs counted the norms and router it
+    holds whole: tests/test_tp_copies.py), where the held cache gave 45.5."""
     r = maverick
     env = r.envs[r.lead]
     ceiling = r.per_context[r.lead]["decode_intensity_ceiling"]
     for j, s in enumerate(CONTEXTS):
         far = float(r.q["decode_intensity"](env.at(batch=1e9, context=float(s))))
         assert far <= ceiling[j] * (1 + 1e-9) and far == pytest.approx(ceiling[j], rel=1e-3), s
-    assert ceiling[1] == pytest.approx(180.67, rel=1e-3)
+    assert ceiling[1] == pytest.approx(181.80, rel=1e-3)
     held = float(r.q["decode_intensity_ceiling"](env.at(context=8192.0)))
-    assert held == pytest.approx(45.17, rel=1e-3) and held < ceiling[1]
+    assert held == pytest.approx(45.45, rel=1e-3) and held < ceiling[1]
 
 
 def test_the_cache_read_and_the_cache_held_by_hand(maverick):

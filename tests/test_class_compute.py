@@ -188,7 +188,8 @@ def test_the_rooflines_caption_keeps_the_layouts_verdict(tmp_path):
     """gpt-oss-120b on 4 GB200 (tp 4 x ep 4): an 8k prefill right of the ridge whose all-reduces outlast its compute
     read "Compute-bound, right of the ridge" in figure 2's caption beside page 1's "interconnect" (a review); the
     caption now says the layout's verdict, and the three-modes table states the ridge over batch-1 decode's
-    weight-reuse intensity (763 / 1.855, the active mix's 2/b: 411x, where the held mean's b gave 213x)."""
+    weight-reuse intensity (the active mix's 2/b, with the bf16 norms, router and K/V projections each GPU holds
+    whole: 414x, where the held mean's b gave 213x)."""
     from genreport.present.figures.fig6_roofline import caption6
 
     path = tmp_path / "gb.yaml"
@@ -202,7 +203,7 @@ def test_the_rooflines_caption_keeps_the_layouts_verdict(tmp_path):
     assert "Compute-bound" not in text and "Bandwidth-bound, left of the ridge: prefill 512" in text
     i_1 = r.value("weight_reuse_intensity", "seed", tokens=1)
     assert r.facts["ridge_reuses"] == pytest.approx(r.s("ridge_point") / i_1, rel=1e-12)
-    assert round(r.facts["ridge_reuses"]) == 411
+    assert round(r.facts["ridge_reuses"]) == 414
 
 
 def test_a_class_the_model_lacks_and_a_set_compute_are_said_where_written(tmp_path, capsys):
@@ -274,7 +275,7 @@ def test_the_serial_estimate_runs_attention_at_its_own_peak(tmp_path):
     q = load()["prefill_time_compute_serial"]
     v = {"L": 36.0, "H_q": 64.0, "d_h": 64.0, "N_p": 4.6e9, "V": 201088.0, "d": 2880.0, "T": 8192.0, "P": 6.1e15,
          "P_a": 2.5e15, "e_m": 0.8, "n_TP": 4.0, "n_PP": 1.0, "n_St": 1.0, "s_st": 0.0, "kappa_B": 1.0, "n_EP": 4.0, "N_x": 1.1e11, "E_x": 128.0,
-         "k_e": 4.0, "m_P": 1.0}
+         "k_e": 4.0, "m_P": 1.0, "N_R": 0.0}  # N_R: nothing held whole (tests/test_tp_copies.py counts it)
     f_w, f_a = 2 * 4.6e9 * 8192 + 2 * 201088 * 2880, 2 * 36 * 64 * 64 * 8192**2
     assert float(q(v)) == pytest.approx((f_w / 6.1e15 + f_a / 2.5e15) / (4 * 0.8), rel=1e-12)
     assert float(q({**v, "P_a": 6.1e15})) == pytest.approx((f_w + f_a) / 6.1e15 / (4 * 0.8), rel=1e-12)

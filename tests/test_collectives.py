@@ -372,7 +372,8 @@ def test_the_crossover_batch_is_where_the_run_protocols_time_passes_the_ledger_f
              "tau_c": rng.uniform(5e-6, 10e-6), "tau_c8": rng.uniform(10e-6, 20e-6), "tau_cS": rng.uniform(5e-6, 12e-6),
              "tau_cSm": rng.uniform(5e-6, 60e-6), "b": float(rng.choice([0.5, 1.0, 2.0])), "b_a": 2.0,
              "c": log_uniform(1e2, 4e5), "d": float(rng.choice([2048, 4096, 8192, 16384])), "n_TP": n,
-             "s_kv": float(rng.choice([1.0, n])), "V": float(rng.choice([32000, 128256])), "s_st": 0.0}
+             "s_kv": float(rng.choice([1.0, n])), "V": float(rng.choice([32000, 128256])), "s_st": 0.0,
+             "N_R": float(rng.choice([0.0, log_uniform(1e6, 1e10)]))}
         args = [v[x] for x in names]
         prices = np.array([price_f[p](grid, *args) * np.ones_like(grid) for p in parallel.RING_TUNER])
         run = np.argmin(prices, axis=0)  # a tie to the first, as the tuner
@@ -760,7 +761,7 @@ def test_deepseek_v3_at_tp8_pp2_over_two_h100_nodes():
     holds the fewest tokens, the second: 30 of the 58 MoE layers, 30 of the 61 layers' attention and norms, the output
     head and the final norm, 346.1e9 of the 671.0e9 parameters the shapes count (the first has 31 layers, three of
     them dense, and the embedding: 324.9e9), so 671e9 x 346.1 / 671.0 / 8 = 43.3 GB (an even 31/61 split claimed
-    42.6 GB), within the 72 GiB an H100 leaves with the engine's 10%; the stages talk over the scale-out network."""
+    42.6 GB), 43.7 GB with what each GPU holds whole, within the 72 GiB an H100 leaves with the engine's 10%; the stages talk over the scale-out network."""
     m, hw = _m("deepseek-v3"), _hw("h100-sxm")
     rows = [r for r in plan(m, hw, 1, 4096, None, ("fp8",), 16).rows if (r.tp, r.pp, r.ep, r.dp) == (8, 2, 1, 1)]
     assert len(rows) == 1, "tp 8 x pp 2 is tried and fits"
@@ -772,7 +773,12 @@ def test_deepseek_v3_at_tp8_pp2_over_two_h100_nodes():
     first = (28 / 58 * (pc.experts_routed + pc.experts_shared + pc.router) + 31 / 61 * (pc.attention + pc.norms - d)
              + pc.ffn_dense + pc.embedding)
     assert first + second == pytest.approx(pc.total, rel=1e-12) and second > first
-    assert row.weight_bytes_per_gpu == pytest.approx(671e9 * second / pc.total / 8, rel=1e-12)
+    # and each GPU of it holds whole the stage's MLA down-projections, norms and router (7 more copies in the group of
+    # 8: tests/test_tp_copies.py), N_R = 7 x 1,030,904,832 over the model, the second stage's share of them
+    copies = 7 * (30 / 61 * (pc.replicated_attention + pc.norms - d) + d + 30 / 58 * pc.router)
+    assert 7 * pc.replicated == 7_216_333_824
+    assert row.weight_bytes_per_gpu == pytest.approx(
+        (671e9 + 7 * pc.replicated) * (second + copies) / (pc.total + 7 * pc.replicated) / 8, rel=1e-12)
     assert row.weight_bytes_per_gpu < 0.9 * 80 * GIB
     assert "pp: scale-out" in row.links
     # with the pipeline full (batch 8, two micro-batches) the round is the busier stage's: the first's 31 layers (the

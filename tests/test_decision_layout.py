@@ -72,8 +72,11 @@ def test_a_layout_rows_lever_is_priced_on_its_round(evaluated, spec, tmp_path):
 
 # Llama 3.1 70B's last pipeline stage of two holds 40 of its 80 layers (855,654,400 parameters each), the output head
 # (128,256 x 8192) and the final norm, of the 70,553,706,496 its shapes count (tests/test_parallel.py): the memory
-# formulas take that stage (genreport.model.stages), the time formulas the even split
-LAST_OF_TWO = (40 * 855_654_400 + 128256 * 8192 + 8192) / 70_553_706_496
+# formulas take that stage (genreport.model.stages), the time formulas the even split; each of its GPUs holds the
+# stage's norms whole (7 more copies over 8 GPUs, N_R: tests/test_tp_copies.py)
+COPIES = 7 * (80 * 2 * 8192 + 8192)
+LAST_OF_TWO = ((40 * 855_654_400 + 128256 * 8192 + 8192 + 7 * (40 * 2 * 8192 + 8192))
+               / (70_553_706_496 + COPIES))
 
 
 @pytest.mark.parametrize("sets, pp", [((), 1), (("parallelism.pp=2",), 2)])
@@ -86,10 +89,11 @@ def test_llama70b_levers_by_hand(evaluated, sets, pp):
     weights a GPU streams off that ledger, once per micro-batch; x1.5 bandwidth divides it by 1.5."""
     r = evaluated("llama70b-h100-tp8.yaml", sets)
     g, w = r.parallel.decode[r.lead], r.spec.workloads
-    per_gpu = 70.6e9 * 2 / 8 / pp  # N = 70.6B declared (specs/models/llama-3.1-70b.yaml, seed accounting), bf16:
-    # a dense model streams every weight of its even slice; it holds its stage's (the last of two: LAST_OF_TWO)
+    per_gpu = (70.6e9 + COPIES) * 2 / 8 / pp  # N = 70.6B declared (specs/models/llama-3.1-70b.yaml, seed
+    # accounting), bf16, and the norms each GPU holds whole (COPIES): a dense model streams every weight of its even
+    # slice; it holds its stage's (the last of two: LAST_OF_TWO)
     held = r.parallel.scalars[r.lead]["weight_bytes_per_gpu"]
-    assert held == pytest.approx(per_gpu if pp == 1 else 70.6e9 * 2 / 8 * LAST_OF_TWO, rel=1e-12)
+    assert held == pytest.approx(per_gpu if pp == 1 else (70.6e9 + COPIES) * 2 / 8 * LAST_OF_TWO, rel=1e-12)
     bw, b = r.spec.hardware.bandwidth, r.spec.precision.weight_bytes
     b4 = format_bytes("int4", 128)
     head = 128256 * 8192 * b / 8 / bw if pp > 1 else 0.0  # the last stage's output head, a pass

@@ -49,7 +49,7 @@ def test_a_faster_memory_takes_its_own_fastest_schedule():
 
 def test_audits_fewest_experts_round_takes_its_own_fastest_schedule():
     """audit prices a claim's MoE round at the experts one token picks (plan.layout_bounds): DeepSeek-V3 fp8 on H200 at
-    tp 4 x pp 4, batch 256, 8k tokens, 5.98 ms at its own m_b = 4, where the batch's m_b = 3 gave 7.03 ms and would
+    tp 4 x pp 4, batch 256, 8k tokens, 6.15 ms at its own m_b = 4 (5.98 before tests/test_tp_copies.py's copies), where the batch's m_b = 3 gave 7.03 ms and would
     have called a claim between the two faster than any implementation."""
     m, hw = load_model(ROOT / "specs/models/deepseek-v3.yaml"), load_hardware(ROOT / "specs/hardware/h200.yaml")
     prec, par = Precision("fp8", "fp8", "fp8"), Parallelism(tp=4, pp=4)
@@ -63,7 +63,7 @@ def test_audits_fewest_experts_round_takes_its_own_fastest_schedule():
     v, one = at_batch(read, lay, 256.0, busiest=False), at_batch(read, lay, 1.0, busiest=False)
     v.update({k: one[k] for k in ("N", "N_x", "b") if k in one})
     assert got == pytest.approx(_least(v, 4), rel=1e-12)
-    assert got == pytest.approx(5.977e-3, rel=1e-3)
+    assert got == pytest.approx(6.146e-3, rel=1e-3)  # 5.977 ms before each GPU read its whole MLA down-projections
 
 
 def test_derive_finds_the_schedule_of_its_own_inputs(capsys):

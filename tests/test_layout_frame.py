@@ -85,7 +85,11 @@ def test_each_formula_at_the_layout_reduces_to_the_seeds_on_one_card(qid):
 # Llama 3.1 70B's last pipeline stage of two holds 40 of its 80 layers (855,654,400 parameters each), the output head
 # (128,256 x 8192) and the final norm, of the 70,553,706,496 its shapes count (tests/test_parallel.py): the memory
 # formulas take that stage (genreport.model.stages), the time formulas the even split
-LAST_OF_TWO = (40 * 855_654_400 + 128256 * 8192 + 8192) / 70_553_706_496
+# each GPU of tp 4 holds the norms whole (80 x 2 x 8,192 + 8,192 of them), 3 more copies (tests/test_tp_copies.py):
+# the last stage's share of them (its 40 layers' and the final norm) beside its own
+NORMS = 80 * 2 * 8192 + 8192
+LAST_OF_TWO = ((40 * 855_654_400 + 128256 * 8192 + 8192 + 3 * (40 * 2 * 8192 + 8192))
+               / (70_553_706_496 + 3 * NORMS))
 
 
 def test_the_sliced_seed_ledgers_are_the_layout_formulas_of_one_gpu():
@@ -121,7 +125,7 @@ def test_the_printed_slice_definitions_are_the_expressions():
         printed = latex(expr.subs(sym("N_x"), 0) if name.name == "N" else expr)
         for tex in {dense, moe}:
             assert tex.startswith(SLICE_LATEX[name.name] + " = ")
-        for part in ("n_{\\mathrm{TP}}", "n_{\\mathrm{PP}}", "s_{\\mathrm{kv}}"):
+        for part in ("n_{\\mathrm{TP}}", "n_{\\mathrm{PP}}", "s_{\\mathrm{kv}}", "N_{R}"):
             assert (part in printed) == (part in dense), (name, printed, dense)
 
 
@@ -137,7 +141,7 @@ def test_the_numeric_slice_is_slice_inputs(model, tp, pp, ep, dp, accounting, tm
     split = {61: {2: 61 / 31}}.get(spec.model.layers, {}).get(pp, pp)
     assert cut.split == pytest.approx(split, rel=1e-15)
     subs = {sym("n_TP"): tp, sym("n_PP"): split, sym("n_St"): pp, sym("s_st"): 1 if pp > 1 else 0, sym("n_EP"): ep, sym("s_kv"): cut.s_kv, sym("rho_x"): cut.rho,
-            sym("N_x"): routed_parameters(env.card, env.pc, accounting)}
+            sym("N_x"): routed_parameters(env.card, env.pc, accounting), sym("N_R"): cut.copies}
     subs.update({sym(k): v for k, v in env.card.items()})
     for name, expr in layout.slice_inputs().items():
         assert float(expr.subs(subs)) == pytest.approx(env.values[name.name], rel=1e-12), name
@@ -174,10 +178,15 @@ def _write(tmp_path, model):
 
 def test_tp8_states_the_layout_numbers_by_hand(tmp_path):
     r = evaluate(spec_at(tmp_path, tp=8))
-    assert value(r, "weight_bytes") == pytest.approx(141.2e9 / 8, rel=1e-12)
-    assert value(r, "weight_stream_time") == pytest.approx(141.2e9 / 8 / 3.35e12, rel=1e-12)
+    # every GPU holds the norms whole (80 layers x 2 x 8,192 + the final 8,192 = 1,318,912 parameters, in bf16): the
+    # replica holds 7 more copies of them, N_R = 9,232,384 (vLLM's RMSNorm weights are not sharded)
+    copies = 7 * (80 * 2 * 8192 + 8192)
+    assert copies == 9_232_384
+    w = (141.2e9 + copies * 2) / 8
+    assert value(r, "weight_bytes") == pytest.approx(w, rel=1e-12) and w == 17_652_308_096
+    assert value(r, "weight_stream_time") == pytest.approx(w / 3.35e12, rel=1e-12)
     assert value(r, "kv_bytes_per_token") == 2 * 80 * 8 * 128 * 2 / 8
-    assert math.floor(value(r, "kv_capacity_tokens")) == math.floor((80 * GIB - 17.65e9) / 40960) == 1_666_243
+    assert math.floor(value(r, "kv_capacity_tokens")) == math.floor((80 * GIB - w) / 40960) == 1_666_187
     assert [value(r, "capacity_batch", context=s) for s in (1024, 8192, 32768)] == [1627, 203, 50]
     assert value(r, "parameters") == 70.6e9  # the model's count, not one GPU's
     assert value(r, "weight_bytes_one_card") == 141.2e9
@@ -198,7 +207,7 @@ def test_tp8_states_the_layout_numbers_by_hand(tmp_path):
 
 def test_a_pipeline_streams_each_gpus_slice_once_per_micro_batch(tmp_path):
     r = evaluate(spec_at(tmp_path, tp=4, pp=2))
-    assert value(r, "weight_bytes") == pytest.approx(141.2e9 / 4 * LAST_OF_TWO, rel=1e-12)  # the last stage's
+    assert value(r, "weight_bytes") == pytest.approx((141.2e9 + 3 * NORMS * 2) / 4 * LAST_OF_TWO, rel=1e-12)  # the last stage's
     assert value(r, "kv_bytes_per_token") == 2 * 80 * 8 * 128 * 2 / 8  # half the layers, a quarter of the heads
     for b in (1, 8, 64):  # m = min(pp, B) passes over the slice; the HBM ledger equals the layout formula's
         for s in (1024, 32768):
@@ -206,9 +215,10 @@ def test_a_pipeline_streams_each_gpus_slice_once_per_micro_batch(tmp_path):
                 value(r, "decode_time_memory_gpu", batch=b, context=s), rel=1e-12)
     # the crossover of a full pipeline, where compute meets m = n_PP weight passes over the busiest stage's slice:
     # B* = P m N_g b / ((2 N_a,g + 4 L_g H_q,g d_h S) W - P S c_g), its 40 layers without the output head (the last
-    # stage's): N_g = N_a,g = (70.6e9 - 128,256 x 8,192) / 8 in the seed accounting, 16 query heads, c_g = 40,960 B
+    # stage's): N_g = N_a,g = (70.6e9 + 3 x 1,318,912 - 128,256 x 8,192) / 8 in the seed accounting, the norms each
+    # GPU holds whole counted (N_R), 16 query heads, c_g = 40,960 B
     v = r.envs["seed"].values
-    n_g = (70.6e9 - 128256 * 8192) / 8
+    n_g = (70.6e9 + 3 * NORMS - 128256 * 8192) / 8
     assert v["N"] == pytest.approx(n_g, rel=1e-15) and v["N_a"] == pytest.approx(n_g, rel=1e-15)
     hand = v["P"] * 2 * n_g * 2 / ((2 * n_g + 4 * 40 * 16 * 128 * 1024) * v["W"] - v["P"] * 1024 * 40960)
     assert value(r, "crossover_batch", context=1024) == pytest.approx(hand, rel=1e-9)
@@ -625,7 +635,7 @@ def test_derive_states_the_layouts_value(spec_name, qid, params, capsys):
     got = float(re.search(r"^  \S+ = ([-\d.e+]+)", out.rsplit("\n  inputs:", 1)[-1], re.M).group(1))
     assert got == pytest.approx(value(r, qid, **params), rel=1e-5)
     if spec_name.startswith("llama70b") and qid == "weight_bytes_per_gpu":
-        assert got == pytest.approx(70.6e9 * 2 / 8, rel=1e-9)
+        assert got == pytest.approx((70.6e9 + 7 * NORMS) * 2 / 8, rel=1e-6)  # and the norms held whole
     if qid == "kv_bytes_per_token":
         assert got == 61 * (512 + 64) * 1 and "c_g = L_g (r + rho) b_kv = 61 x 576 x 1 B" in out
 
@@ -658,8 +668,9 @@ def test_the_lever_table_at_a_pipeline_states_the_replicas_round():
     over = ["parallelism.tp=4", "parallelism.pp=2"]  # Llama 3.1 70B bf16 on 8 H100: two stages of 4 GPUs
     r = evaluated("llama70b-h100-tp8.yaml", over)
     lever = next(x for x in r.levers if x["lever"] == "bandwidth-1.5")
-    per_gpu = 70.6e9 * 2 / 8  # each GPU's even slice, HBM-bound (it holds its stage's: LAST_OF_TWO)
-    assert r.parallel.scalars[r.lead]["weight_bytes_per_gpu"] == pytest.approx(70.6e9 * 2 / 4 * LAST_OF_TWO, rel=1e-12)
+    per_gpu = (70.6e9 + 3 * NORMS) * 2 / 8  # each GPU's even slice, HBM-bound (it holds its stage's: LAST_OF_TWO)
+    assert r.parallel.scalars[r.lead]["weight_bytes_per_gpu"] == pytest.approx(
+        (70.6e9 + 3 * NORMS) * 2 / 4 * LAST_OF_TWO, rel=1e-12)
     assert lever["before"] == pytest.approx(2 * per_gpu / r.spec.hardware.bandwidth, rel=1e-12)  # both stages in turn
     assert lever["before"] == decode_bound_at(r.spec, r.lead, 1.0, 0.0)
     assert lever["gain"] == pytest.approx(1.5, rel=1e-12)
@@ -811,7 +822,7 @@ def test_a_derated_estimate_never_beats_the_bound_it_derates(tmp_path):
     d, p = r.derated["decode"], r.derated["prefill"]
     tok, ideal = np.asarray(d["tokens_per_s"]), np.asarray(d["ideal_tokens_per_s"])
     assert np.all(tok <= ideal * (1 + 1e-12)) and np.all(tok >= 0.6 * ideal * (1 - 1e-12))
-    assert tok[0, 0] == pytest.approx(0.8 * ideal[0, 0], rel=1e-12) and ideal[0, 0] == pytest.approx(189.35, abs=0.01)
+    assert tok[0, 0] == pytest.approx(0.8 * ideal[0, 0], rel=1e-12) and ideal[0, 0] == pytest.approx(189.33, abs=0.01)
     assert np.all(np.asarray(p["time"]) >= np.asarray(p["ideal_time"]) * (1 - 1e-12))
     assert list(p["ideal_time"]) == pytest.approx([r.value("prefill_time_bound", "seed", tokens=t) for t in (512, 8192)])
     entries = json.loads(built(spec, formats=("json",)).files["results.json"])["quantities"]

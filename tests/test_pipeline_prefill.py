@@ -45,8 +45,12 @@ def test_uneven_stages_take_the_smallest_as_the_last():
     assert r.parallel.stage_layers == (31, 30)
     i = r.spec.workloads.prefill_prompt.index(512)
     x = max(_prefill(r, q, i) for q in ("prefill_time_compute_gpu", "prefill_time_memory_gpu", "prefill_time_comm"))
-    assert _prefill(r, "prefill_time_bound", i) == pytest.approx(x, rel=1e-12)
+    # with what each GPU holds whole (DeepSeek-V3's MLA down-projections, norms and router: tests/test_tp_copies.py)
+    # the first stage's dense read before the last stage's ledger (the walk) passes the busiest stage's 8.965 ms by
+    # 0.4%, 9.003 ms: still no 31-layer last stage
     assert _prefill(r, "prefill_time_memory_gpu", i) == x
+    assert x < _prefill(r, "prefill_time_bound", i) < 1.005 * x
+    assert _prefill(r, "prefill_time_bound", i) == pytest.approx(9.0025e-3, rel=1e-4)
 
 
 def test_derive_states_the_pass_as_the_report_does(capsys):

@@ -283,7 +283,8 @@ def test_the_tensor_parallel_sweep_fits_each_degree_in_its_own_memory():
     """Figure 7's sweep (tensor parallelism alone) marks a degree whose replica does not hold the weights and the
     batch; each degree has its own activation workspace.  DeepSeek-V3 fp8 on GB200 laid out as ep 72 x dp 72 (32
     redundant experts, 4 a GPU): at that layout an MoE layer runs on 72 ranks' tokens, so a GPU may use 154.8 GiB,
-    while at tp 4 it may use 166.1 GiB and holds the 156 GiB of fp8 weights and 295 sequences of 1,024 tokens (the
+    while at tp 4 it may use 166.1 GiB and holds the 157 GiB of fp8 weights (with what each GPU holds whole:
+    tests/test_tp_copies.py) and 273 sequences of 1,024 tokens (the
     fit map's 4 GPUs); the sweep crossed tp 4 out with the report's layout's 154.8 GiB."""
     from genreport.load.loader import load_report
     from genreport.load.spec import Parallelism
@@ -300,7 +301,7 @@ def test_the_tensor_parallel_sweep_fits_each_degree_in_its_own_memory():
         p = point(m, hw, s.precision, Parallelism(tp), 1.0, 1024.0)
         assert row["fits"] == (p.weights_fit and p.capacity_batch >= 1), tp
     four = point(m, hw, s.precision, Parallelism(4), 1.0, 1024.0)
-    assert rows[4]["fits"] and four.capacity_batch == 295 and not rows[2]["fits"]
+    assert rows[4]["fits"] and four.capacity_batch == 273 and not rows[2]["fits"]
     assert fit_map(m, hw, [1024])["fp8"] == [4.0]
 
 
@@ -360,19 +361,21 @@ def test_the_frontier_names_the_redundant_experts_of_a_domain_filling_layout():
 
 
 def test_page_one_and_the_serving_chapter_name_the_redundant_experts_of_the_cheapest_layout():
-    """9,000 users of DeepSeek-V3 on GB200 NVL72: the cheapest layout that meets the targets fills the domain, tp 2 x
-    ep 72 with 32 redundant experts x dp 36; page 1 and chapter 7 say so (they said "ep 72", which holds 3.56
-    experts a GPU on average and 4 on the busiest)."""
+    """9,000 users of DeepSeek-V3 on GB200 NVL72 with 32k prompts: the cheapest layout that meets the targets fills the
+    domain, ep 72 with 32 redundant experts x dp 72; page 1 and chapter 7 say so (they said "ep 72", which holds 3.56
+    experts a GPU on average and 4 on the busiest).  (With 4k prompts the cheapest was tp 2 x ep 72+32 x dp 36 until
+    each GPU of tp 2 held its MLA down-projections, norms and router whole, tests/test_tp_copies.py: now tp 1 x ep 64
+    x dp 64, data-parallel attention, as SGLang runs DeepSeek-V3.)"""
     import re
 
     from shared import evaluated, rendered
 
-    r = evaluated("deepseek-v3-h200-ep8.yaml", ["hardware=gb200", "serving.users=9000"])
+    r = evaluated("deepseek-v3-h200-ep8.yaml", ["hardware=gb200", "serving.users=9000", "serving.prompt=32k"])
     c = r.serving["cheapest"]
-    assert (c["gpus"], c["tp"], c["ep"], c["dp"], c["redundant_experts"]) == (72, 2, 72, 36, 32)
+    assert (c["gpus"], c["tp"], c["ep"], c["dp"], c["redundant_experts"]) == (72, 1, 72, 72, 32)
     for page in ("sections/s0_summary.html.j2", "sections/s9_serving.html.j2"):
         text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", rendered(r, page)))
-        assert "72 GPUs, tp 2 × dp 36 with ep 72 (32 redundant experts)" in text, page
+        assert "72 GPUs, tp 1 × dp 72 with ep 72 (32 redundant experts)" in text, page
 
 
 def test_cost_ranks_a_request_its_prompt_with_it(capsys):

@@ -59,13 +59,15 @@ def test_an_unknown_draft_is_named_once(capsys):
 
 def test_a_prompt_only_requests_equal_costs_tie_and_the_fewest_gpus_rank_first(capsys):
     """Llama 3.1 8B fp8 on H100, 8k-token prompts and one token out: the prefill is compute-bound on every layout, so
-    every row's $ per request is the same, 5.5377e-05 (the floats' last bits apart); the hostile review of stop 89
-    found tp 1 x pp 16 (16 GPUs) ranked first by those bits.  Equal costs tie and the fewest GPUs come first."""
+    every pipeline of one GPU a stage costs the same, 5.5377e-05 a request (the floats' last bits apart); the hostile
+    review of stop 89 found tp 1 x pp 16 (16 GPUs) ranked first by those bits.  Equal costs tie and the fewest GPUs come first."""
     assert main(["plan", "llama-3.1-8b", "--hardware", "h100-sxm", "--weights", "fp8", "--prompt", "8k",
                  "--format", "json"]) == 0
     rows = json.loads(capsys.readouterr().out)["rows"]
     cheapest = [r for r in rows if r["usd_per_request"] == pytest.approx(rows[0]["usd_per_request"], rel=1e-12)]
-    assert len(cheapest) >= 8 and {r["layout"] for r in cheapest} >= {"tp 1", "tp 4 × pp 16"}
+    # the pipelines of one GPU a stage tie (tp 1 x pp 16's last bits among them); a tensor-parallel layout costs a
+    # little more, each GPU computing with the norms it holds whole (tests/test_tp_copies.py)
+    assert len(cheapest) >= 6 and {r["layout"] for r in cheapest} >= {"tp 1", "tp 1 × pp 16"}
     assert [r["gpus"] for r in cheapest] == sorted(r["gpus"] for r in cheapest)
     assert rows[0]["layout"] == "tp 1"
 

@@ -62,7 +62,7 @@ def test_the_bound_is_the_larger_of_the_replicas_work_and_the_groups():
     binds; where they are few, the replica's own work.  Never above the serial order's A / n_TP + F_x / n_EP."""
     q, s = load()["prefill_time_compute_gpu"], load()["prefill_time_compute_serial"]
     v = {"H_q": 64.0, "L": 56.0, "N_p": 1.4e11, "P": 1e15, "T": 4096.0, "V": 32768.0, "d": 6144.0, "d_h": 128.0,
-         "n_PP": 1.0, "n_St": 1.0, "s_st": 0.0, "kappa_B": 1.0, "E_x": 8.0, "k_e": 2.0, "e_m": 1.0, "m_P": 1.0,
+         "n_PP": 1.0, "n_St": 1.0, "s_st": 0.0, "kappa_B": 1.0, "E_x": 8.0, "k_e": 2.0, "e_m": 1.0, "m_P": 1.0, "N_R": 0.0,
          "P_a": 1e15}  # one format: P_a = P
     f = 2 * 64.0 * 56.0 * 4096.0**2 * 128.0 + 2 * 1.4e11 * 4096.0 + 2 * 32768.0 * 6144.0
     for n_x, tp, ep in ((0.9 * f / (2 * 4096.0 * 2 / 8), 4.0, 8.0), (0.1 * f / (2 * 4096.0 * 2 / 8), 1.0, 8.0)):
@@ -84,7 +84,7 @@ def test_the_split_is_todays_where_the_experts_stay_in_the_replica():
     prompt's expert FLOPs were already split n_TP ways; the formula gives today's F / (n_TP n_PP P), bit for bit."""
     q = load()["prefill_time_compute_gpu"]
     v = {"H_q": 64.0, "L": 56.0, "N_p": 1.4e11, "P": 989.4e12, "T": 4096.0, "V": 32768.0, "d": 6144.0, "d_h": 128.0,
-         "n_PP": 1.0, "n_St": 1.0, "s_st": 0.0, "kappa_B": 1.0, "E_x": 8.0, "k_e": 2.0, "N_x": 1.3e11, "m_P": 1.0}
+         "n_PP": 1.0, "n_St": 1.0, "s_st": 0.0, "kappa_B": 1.0, "E_x": 8.0, "k_e": 2.0, "N_x": 1.3e11, "m_P": 1.0, "N_R": 0.0}
     today = (2 * 64.0 * 56.0 * 4096.0**2 * 128.0 + 2 * 1.4e11 * 4096.0 + 2 * 32768.0 * 6144.0) / (989.4e12 * 1.0 * 8.0)
     for ep in (1.0, 2.0, 8.0):
         assert float(q({**v, "n_TP": 8.0, "n_EP": ep})) == today

@@ -331,25 +331,28 @@ def test_training_step_at_a_layout_says_its_scope():
 def test_a_training_step_below_the_ridge_is_bound_by_its_weight_traffic():
     """DeepSeek-V3 trained over tp 8 on H200, 2,048-token micro-batches, the seed accounting (671e9 and 37e9 declared
     parameters, DeepSeek-V3 Technical Report, arXiv:2412.19437; H200 bf16 dense 989.4 TFLOP/s and 4.8 TB/s, its
-    datasheet): one GPU's slice is N = 671e9 / 8 = 83.875e9 weights, N_a = 37e9 / 8 = 4.625e9 a token.
-    FLOPs 6 N_a T = 5.6832e13 take 57.44 ms at the peak; three passes over the bf16 weights, 3 x 2 N = 503.25 GB, take
-    104.84 ms at the bandwidth (I = 2 T N_a / (N b) = 112.9 FLOP/B, below the ridge 206.1).  Page 1's row gives the
-    larger, bandwidth, with the compute ledger 1.83x shorter; it once gave the compute time under 'bandwidth' with an
+    datasheet): one GPU's slice is N = (671e9 + N_R) / 8 = 84.777e9 weights, N_a = (37e9 + N_R) / 8 = 5.527e9 a token
+    (N_R what each GPU holds whole). FLOPs 6 N_a T take 68.6 ms at the peak; three passes over the bf16 weights,
+    3 x 2 N = 508.7 GB, take 106.0 ms at the bandwidth (I = 2 T N_a / (N b) = 133.5 FLOP/B, below the ridge 206.1).  Page 1's row gives the
+    larger, bandwidth, with the compute ledger 1.54x shorter; it once gave the compute time under 'bandwidth' with an
     other roof of 0.55x (a DeepSeek-V3 report on 16 H100, tp 8 x pp 2, read 58.4 ms and 0.765x)."""
     r = evaluated("deepseek-v3-h200-ep8.yaml", ["parallelism.tp=8", "parallelism.dp=1",
                                                 "workloads.training.micro_batch_tokens=2k"])
     row = next(x for x in r.decision if x["workload"] == "training")
-    compute, memory = 6 * 4.625e9 * 2048 / 989.4e12, 3 * 2 * 83.875e9 / 4.8e12
+    # each GPU also holds and computes with its whole MLA down-projections, norms and router (N_R = 7 x 1,030,904,832,
+    # tests/test_tp_copies.py): N_g = 84.777e9, N_a,g = 5.527e9
+    n_g, n_a = (671e9 + 7 * 1_030_904_832) / 8, (37e9 + 7 * 1_030_904_832) / 8
+    compute, memory = 6 * n_a * 2048 / 989.4e12, 3 * 2 * n_g / 4.8e12
     assert r.value("training_step_time_compute", "seed", tokens=2048) == pytest.approx(compute, rel=1e-12)
-    assert r.verdicts["training_intensity"] == pytest.approx(2 * 2048 * 4.625e9 / (83.875e9 * 2), rel=1e-12)
+    assert r.verdicts["training_intensity"] == pytest.approx(2 * 2048 * n_a / (n_g * 2), rel=1e-12)
     assert (row["roof"], row["other"]) == ("bandwidth", "compute")
-    assert row["time"] == pytest.approx(memory, rel=1e-12) == pytest.approx(0.10484375, rel=1e-9)
-    assert row["other_roof"] == pytest.approx(memory / compute, rel=1e-12) == pytest.approx(1.8252, abs=1e-4)
+    assert row["time"] == pytest.approx(memory, rel=1e-12) == pytest.approx(0.10597130216, rel=1e-9)
+    assert row["other_roof"] == pytest.approx(memory / compute, rel=1e-12) == pytest.approx(1.5438, abs=1e-4)
     assert row["tokens_per_s"] == pytest.approx(2048 / memory, rel=1e-12)
     from genreport.present.prose import training_lines
 
-    assert "bandwidth bounds its GEMMs, at least 105 ms a micro-batch per GPU (its slice of the model) for its three " \
-           "passes over the weights at the bandwidth (57.4 ms at the bf16 peak)" in training_lines(r)[0]
+    assert "bandwidth bounds its GEMMs, at least 106 ms a micro-batch per GPU (its slice of the model) for its three " \
+           "passes over the weights at the bandwidth (68.6 ms at the bf16 peak)" in training_lines(r)[0]
     # above the ridge (8,192 tokens: I = 452 FLOP/B) the row stays the compute time, its other roof I / ridge
     r8 = evaluated("deepseek-v3-h200-ep8.yaml", ["parallelism.tp=8", "parallelism.dp=1",
                                                  "workloads.training.micro_batch_tokens=8k"])

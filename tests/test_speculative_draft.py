@@ -16,6 +16,9 @@ from genreport.formulas.compiled import load
 from genreport.load.loader import load_report
 from shared import ROOT, evaluated
 
+# Llama 3.2 1B's norms (16 layers x 2 x 2,048 and the final 2,048), which each GPU of tp 8 holds whole: 7 more copies
+DRAFT_COPIES = 7 * (16 * 2 * 2048 + 2048)
+
 SPEC = "llama70b-h100-tp8.yaml"
 DRAFT = ("serving.speculative.draft_model=llama-3.2-1b", "serving.speculative.draft_tokens=4")
 
@@ -39,9 +42,10 @@ def test_one_pass_of_llama_3_2_1b_by_hand():
     assert one == pytest.approx(4 * 2.60582e9 / 3.35e12, rel=1e-5) and one == pytest.approx(3.111e-3, abs=1e-6)
     tp8 = d.time(q, 4, np.asarray([1.0]), 4096.0, 8.0, 1.0)[0]
     assert tp8 == pytest.approx(one / 8) and tp8 == pytest.approx(0.3889e-3, abs=1e-7)
-    # memory at tp 8: the weights an eighth each (308.95 MB), the cache 8 KV heads over 8 GPUs (4,096 B per token)
+    # memory at tp 8: the weights an eighth each (308.95 MB) and the norms each GPU holds whole (16 layers x 2 x
+    # 2,048 + the final 2,048, 7 more copies: tests/test_tp_copies.py), the cache 8 KV heads over 8 GPUs (4,096 B)
     m_d, c_d = d.memory(q, 4096.0, 8, 1.0)
-    assert m_d == pytest.approx(1.2358e9 * 2 / 8) and c_d == 32768 / 8
+    assert m_d == pytest.approx((1.2358e9 + DRAFT_COPIES) * 2 / 8) and c_d == 32768 / 8
 
 
 def test_limits_and_the_bound_holds_for_any_split():
@@ -172,7 +176,7 @@ def test_plan_fits_the_draft_beside_the_target():
         assert b[key].concurrency < a[key].concurrency
         assert b[key].spec_speedup < a[key].spec_speedup
     freed = a[2, 1].headroom_bytes - b[2, 1].headroom_bytes
-    assert freed == pytest.approx(1.2358e9 / 2 + 64 * 4607 * 16384 / 2, rel=1e-6)
+    assert freed == pytest.approx((1.2358e9 + DRAFT_COPIES / 7) / 2 + 64 * 4607 * 16384 / 2, rel=1e-6)
 
 
 # Every capacity one report states with a draft, by hand: Llama 3.1 70B in bf16 at tp 8 on H100 SXM with Llama 3.2 1B
@@ -184,7 +188,8 @@ def test_plan_fits_the_draft_beside_the_target():
 # 1.2358e9 x 2 B / 8 = 308.95 MB and KV 32,768 B / 8 = 4,096 B a token (the catalog's config.json numbers above).
 CAP_GPU = 0.9 * 80 * 2**30 - (512 * 2 * (2 * 8192 + 3 * 28672 / 8) + 256 * 128256 * 4)
 CAP_8K = 0.9 * 80 * 2**30 - 575_930_368  # a spec without a chunk: the engine's default 8,192-token step
-W_GPU, C_GPU, M_D, C_D = 70.6e9 * 2 / 8, 40960, 1.2358e9 * 2 / 8, 4096
+# Each GPU holds the norms of both whole (7 more copies over 8 GPUs: tests/test_tp_copies.py).
+W_GPU, C_GPU, M_D, C_D = (70.6e9 + 7 * 1_318_912) * 2 / 8, 40960, (1.2358e9 + DRAFT_COPIES) * 2 / 8, 4096
 ROOM, KV = CAP_GPU - W_GPU - M_D, C_GPU + C_D  # 59,191,339,920 B beside both models' weights; 45,056 B a token
 CAPACITY = ("serving.speculative.draft_model=llama-3.2-1b", "serving.speculative.draft_tokens=4",
             "serving.prefix_hit=0.5", "serving.chunk=512")
@@ -268,7 +273,8 @@ def test_an_eagle_head_of_one_layer_by_hand():
     n = r.serving["techniques"]["numbers"]
     layer = 2 * 8192**2 + 2 * 8192 * 1024 + 3 * 8192 * 28672 + 2 * 8192
     assert layer == 855_654_400
-    assert n["draft_weights_gpu"] == pytest.approx((layer + 8192) * 2 / 8, rel=1e-12)
+    # and its norms (2 x 8,192 and the final 8,192) whole on each GPU, 7 more copies (tests/test_tp_copies.py)
+    assert n["draft_weights_gpu"] == pytest.approx((layer + 8192 + 7 * 3 * 8192) * 2 / 8, rel=1e-12)
     assert n["draft_kv_token_gpu"] == 512
     b = r.serving["techniques"]["batch"]
     weights = (layer + 8192 + 128256 * 8192) * 2
@@ -381,7 +387,7 @@ def test_plan_runs_a_draft_at_its_own_precision():
     for key in a:
         assert b[key].spec_speedup < a[key].spec_speedup and b[key].concurrency <= a[key].concurrency
     assert a[2, 1].headroom_bytes - b[2, 1].headroom_bytes == pytest.approx(
-        1.2358e9 / 2 + 64 * 4607 * 16384 / 2, rel=1e-6)
+        (1.2358e9 + DRAFT_COPIES / 7) / 2 + 64 * 4607 * 16384 / 2, rel=1e-6)
     # on a device without an fp8 peak or a weight-only fp8 kernel (a TPU v5p) a draft declared in fp8 cannot run: the
     # device is skipped, and says why; on an A100 its fp8 weights compute in bf16 (spec.weight_only_fp8), as the
     # target's would, and the plan says so
@@ -588,7 +594,11 @@ def test_a_heads_shared_table_is_taken_at_its_own_formats_bytes(tmp_path):
     table = 201_088 * 2_880
     assert table == 579_133_440
     held = arch.parameter_count(d.model).total * held_weight_bytes(d.precision, d.model)  # the one-table model's
-    assert m_d == pytest.approx((held - table * 2) / 4, rel=1e-12)
-    assert m_d == pytest.approx(0.4368e9, rel=1e-3)
+    # and what each GPU of tp 4 holds whole in bf16, 3 more copies (tests/test_tp_copies.py): the layer's two norms
+    # and the final one, its router (2,880 x 128 and 128 biases) and its attention output's bias
+    copies = 3 * (3 * 2880 + 2880 * 128 + 128 + 2880) * 2
+    assert copies == 2_281_728
+    assert m_d == pytest.approx((held - table * 2) / 4 + copies / 4, rel=1e-12)
+    assert m_d == pytest.approx(0.4376e9, rel=1e-3)
     n = evaluated(path).serving["techniques"]["numbers"]
     assert n["draft_weights_gpu"] == pytest.approx(m_d, rel=1e-12)

@@ -52,12 +52,13 @@ def _row(r) -> dict:
 @pytest.mark.parametrize("k", sorted(MEASURED))
 def test_the_serial_estimate_gives_deepseek_r1_s_mtp_speed_up(k):
     """The chapter's serial speed-up at batch 1 is within 10% of the measured one (1.78x, 2.28x), where the bound's
-    ratio is 19-37% under it; none of them is a bound, and the row says both."""
+    ratio is 14-29% under it (19-37% before each GPU of tp 8 read its whole MLA down-projections, norms and router:
+    tests/test_tp_copies.py); none of them is a bound, and the row says both."""
     tau, measured = MEASURED[k]
     r = evaluated_text(DSR1_B200.format(k=k, tau=tau), f"dsr1-b200-mtp{k}")
     n = r.serving["techniques"]["numbers"]
     assert n["speedup_mean_serial"] == pytest.approx(measured, rel=0.10), (n["speedup_mean_serial"], measured)
-    assert n["speedup_mean"] < 0.85 * measured
+    assert n["speedup_mean"] < 0.9 * measured
     assert n["breakeven_batch_serial"] is None  # it pays at every batch the engine runs
     row = _row(r)
     assert f"the serial estimate: TPOT {n['speedup_last_serial']:.2f}× faster, tok/s {n['speedup_mean_serial']:.2f}×" \

@@ -160,7 +160,8 @@ def test_goodput_meets_the_target_exactly(report):
 # C = 80 GiB less vLLM's 10% reserve and one engine step's activations at the spec's 512-token chunk (vLLM's one
 # max_num_batched_tokens: 512 tokens x 2 B x (2 x 8,192 + 3 x 28,672 / 8) + 256 sampled positions x 128,256 x 4 B of
 # fp32 logits = 159,121,408 B, formulas.memory).
-NB, C_KV, W = 70.6e9 / 8, 163840 / 8, 3.35e12
+# each GPU holds the 1,318,912 norm weights whole, 7 more copies in the replica (tests/test_tp_copies.py)
+NB, C_KV, W = (70.6e9 + 7 * 1_318_912) / 8, 163840 / 8, 3.35e12
 CAP = 0.9 * 80 * 2**30 - (512 * 2 * (2 * 8192 + 3 * 28672 / 8) + 256 * 128256 * 4)
 
 
@@ -365,6 +366,7 @@ def test_the_steady_state_and_chunks_are_one_gpus_slice_of_the_layout(name, ceil
     tq = r.serving["techniques"]
     n, cut = tq["numbers"], env.cut
     known = {**env.card, "n_TP": cut.tp, "n_PP": cut.split, "n_EP": cut.ep, "s_kv": cut.s_kv, "rho_x": cut.rho,
+             "N_R": cut.copies,
              "N_x": env.n_routed(), "T_in": sv.prompt, "T_out": sv.output, "h_p": sv.prefix_hit, "s_c": sv.chunk,
              "C_p": min(sv.chunk, sv.prompt * (1 - sv.prefix_hit)),
              "theta": sv.tpot, "B": tq["batch"], "S": tq["context"], "n_St": float(r.spec.parallelism.pp),
@@ -476,7 +478,8 @@ def test_chunk_budget_ceiling_is_one_number_and_the_lever_rows_admission_says_it
     assert chunked["stops_at"] == "chunk budget" and chunked["stop"] == n["chunk_budget_rate"]
     assert n["goodput_binds"] == "chunk budget" and n["goodput_rate"] == n["chunk_budget_rate"]
     # another quantity, another value (the steady ceiling counts the round's 2 x 2,048 tokens, a steady batch's)
-    assert n["chunk_budget_rate"] == pytest.approx(25.17, rel=2e-3) and n["chunk_admits_rate"] < 0.85 * n["chunk_budget_rate"]
+    # (25.17 before each GPU computed with and streamed what tensor parallelism holds whole: tests/test_tp_copies.py)
+    assert n["chunk_budget_rate"] == pytest.approx(25.02, rel=2e-3) and n["chunk_admits_rate"] < 0.85 * n["chunk_budget_rate"]
     row = next(x for x in tech["rows"] if x["technique"] == "chunked prefill")
     assert (f"at this batch one chunk a step admits {fmt.sig3(n['chunk_admits_rate'])} requests/s per replica and the "
             f"batch retires {fmt.sig3(n['batch_retires_rate'])} requests/s, each round a mixed step at the last token (admission "
@@ -584,8 +587,9 @@ def test_the_tpot_ceiling_is_one_steady_state_at_a_pipeline():
     page = page_of("deepseek-v3-h200-ep8.yaml", over)
     assert "(N_g · min(n<sub>PP</sub>, B))" not in page
     assert "N<sub>s,g</sub> in the formulas of such a round, not N<sub>g</sub>, the slice the table above defines" in page
-    # 81.04B: a GPU of the busiest stage before the last, the output head the last stage's (81.06B with a share of it)
-    assert "Here N<sub>s,g</sub> is the 81.04B parameters one GPU streams in a step at that rate" in page
+    # 81.16B: a GPU of the busiest stage before the last, the output head the last stage's, with the MLA
+    # down-projections, norms and router it holds whole (81.04B before them: tests/test_tp_copies.py)
+    assert "Here N<sub>s,g</sub> is the 81.16B parameters one GPU streams in a step at that rate" in page
 
 
 def test_a_link_is_named_short_in_running_text():
@@ -780,8 +784,9 @@ def test_a_one_token_requests_prefix_cache_lifts_its_compute_roof():
     no rate for such a request."""
     r = evaluated("llama70b-h100-tp8.yaml", ["serving.output=1", "serving.prefix_hit=0.5"])
     n = r.serving["techniques"]["numbers"]
-    assert n["prefix_compute_roof_before"] == pytest.approx(989.4e12 / 7.289e13, rel=2e-4)
-    assert n["goodput_rate_compute"] == pytest.approx(989.4e12 / 3.713e13, rel=2e-4)
+    copies = 2 * 7 * 1_318_912 / 8  # each GPU computes with the norms it holds whole (tests/test_tp_copies.py)
+    assert n["prefix_compute_roof_before"] == pytest.approx(989.4e12 / (7.289e13 + copies * 4096), rel=2e-4)
+    assert n["goodput_rate_compute"] == pytest.approx(989.4e12 / (3.713e13 + copies * 2048), rel=2e-4)
     (row,) = r.serving["techniques"]["rows"]
     assert row["technique"] == "prefix caching"
     assert "; the compute roof 14 → 27 requests/s per replica (a prompt's uncached part prefilled" in row["ends"]

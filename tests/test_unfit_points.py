@@ -55,7 +55,7 @@ def test_weights_that_do_not_fit_mark_every_decode_and_prefill_point():
 
 
 def test_a_prompt_too_long_for_a_replica_is_marked_and_the_shorter_ones_are_not():
-    """Llama 3.1 70B at tp 2: one replica holds 34,210 tokens beside its weights (prompt_fits' docstring), so a
+    """Llama 3.1 70B at tp 2: one replica holds 34,202 tokens beside its weights (prompt_fits' docstring), so a
     102,400-token prompt does not fit while 8,192 does; both accountings mark the same prompt."""
     r = evaluated("llama70b-h100-tp2.yaml", ["workloads.prefill.prompt=[8k, 100k]"])
     assert r.verdicts["prefill_fits"] == [True, False]
@@ -94,7 +94,7 @@ def test_derive_says_a_point_does_not_run(capsys):
 def test_derive_says_it_off_the_grid_too(capsys):
     """Away from the spec's grid derive evaluates the point as the report would (Results.at) and says so there too:
     70B in bf16 on one H100 at 2,048 tokens (the grid has 128, 1,024, 4,096); 34 sequences of 1,024 tokens at tp 2,
-    where 33 fit; a 65,536-token prompt beside a replica's 34,210 tokens (review, stop 92)."""
+    where 33 fit; a 65,536-token prompt beside a replica's 34,202 tokens (review, stop 92)."""
     from genreport.commands import derive
 
     cases = [(["decode_tokens_per_s", "--spec", "specs/seed000-70b-h100.yaml", "--batch", "1", "--context", "2048"],

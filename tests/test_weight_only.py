@@ -22,7 +22,8 @@ from shared import ROOT
 
 # one GPU of a tp 8 replica of a 70B dense model, int4 weights: the symbols of decode_time_memory_busiest
 HAND = {"N": 70e9, "N_e": 0.0, "V": 128256.0, "d": 8192.0, "s_st": 0.0, "kappa_B": 1.0, "N_x": 0.0, "b": 0.5, "n_TP": 8.0, "n_PP": 1.0, "n_St": 1.0, "m_b": 1.0, "n_EP": 1.0, "u_x": 1.0,
-        "B": 16.0, "S": 4096.0, "c": 327680.0, "s_kv": 8.0, "a": 0.0, "W": 3.35e12, "e_w": 0.53, "e_g": 1.0}
+        "B": 16.0, "S": 4096.0, "c": 327680.0, "s_kv": 8.0, "a": 0.0, "W": 3.35e12, "e_w": 0.53, "e_g": 1.0,
+        "N_R": 0.0}  # nothing held whole beyond one copy, for the hand count (tests/test_tp_copies.py counts it)
 
 
 def _m(name):

@@ -108,7 +108,15 @@ class Draft:
         if self.model.moe:  # a head's MoE layers: their routed experts over the layout's ep GPUs (weight_bytes_per_gpu)
             dense = dict(dense, N_x=np.float64(self.env.n_routed()), n_EP=np.float64(self.ep))
         # the draft's layers split evenly over the stages (n_PP), the target's by the stage that binds (n_PW, n_PK)
-        w = float(q["weight_bytes_per_gpu"](dict(v, **dense, n_TP=np.float64(tp), n_PW=np.float64(n_pp))))
+        w = float(q["weight_bytes_per_gpu"](dict(v, **dense, n_TP=np.float64(tp), n_PW=np.float64(n_pp),
+                                                   N_R=np.float64(0.0))))
+        # and what tensor parallelism holds whole on each of the draft's GPUs (N_R: its norms, its K/V past tp =
+        # H_kv), each tensor class in its format where the draft's differ (Slice.copies_bytes)
+        from genreport.load.spec import Parallelism
+        from genreport.model.env import layout_slice
+
+        cut = layout_slice(self.model, Parallelism(tp), self.precision)
+        w += (cut.copies_bytes or cut.copies * float(v["b"])) / (tp * n_pp)
         if self.head:  # the output head V d is the target's, held once: the head's own weights are its layers'
             # (the table in its own class's format, bf16 beside gpt-oss's mxfp4 experts: a review of stop 88 found it
             # taken at the head's mean bytes per weight, 0.77, its weights 41% over)

@@ -35,6 +35,8 @@ class Slice:
     split: float = 1.0  # n_PP: L over the busiest stage's ceil(L / pp) layers (pp when it divides L)
     redundant: int = 0  # redundant expert replicas r (engine.redundant_experts), held r/ep to a GPU
     experts: int = 0  # the model's routed experts E (0 for a dense model)
+    copies: float = 0.0  # N_R: the parameters tp holds whole on each GPU beyond one copy (ParameterCount.tp_copies)
+    copies_bytes: float = 0.0  # their bytes, each tensor class in its format (0 where the precision is uniform)
 
     @property
     def share(self) -> float:
@@ -60,11 +62,20 @@ class Slice:
         return self.tp == self.pp == self.ep == 1
 
 
-def layout_slice(model: Model, layout: Parallelism | None) -> Slice:
+def layout_slice(model: Model, layout: Parallelism | None, precision=None) -> Slice:
+    """One GPU's share of ``model`` at ``layout``; ``precision``: the copies' bytes where it differs by tensor class."""
     par = layout or ONE_CARD
     s_kv = 1.0 if model.attention.kind == "mla" else float(min(par.tp, model.kv_heads))
+    copies = copies_bytes = 0.0
+    if par.tp > 1:
+        pc = arch.parameter_count(model)
+        copies = pc.tp_copies(par.tp, s_kv)
+        if precision is not None and not precision.uniform:
+            b_t, b_d = precision.class_bytes("attention"), precision.class_bytes("default")
+            copies_bytes = ((pc.replicated_attention * b_t + (pc.replicated - pc.replicated_attention) * b_d)
+                            * (par.tp - 1) + pc.kv_projections * b_t * (par.tp / s_kv - 1))
     return Slice(par.tp, par.pp, par.ep, s_kv, pipeline_split(model.layers, par.pp), par.redundant_experts,
-                 model.moe.experts if model.moe else 0)
+                 model.moe.experts if model.moe else 0, copies, copies_bytes)
 
 
 def pipeline_split(layers: int, pp: int) -> float:
@@ -85,12 +96,14 @@ class WeightBytes:
     embedding: float
     uniform: float | None
 
-    def mean(self, n_rest, n_x, n_skip=0.0):
+    def mean(self, n_rest, n_x, n_skip=0.0, copies=0.0, copies_bytes=0.0):
         """b: the mean bytes per weight of n_rest non-expert and n_x routed-expert weights, less n_skip input
-        embedding weights counted in n_rest but not read (N_e)."""
+        embedding weights counted in n_rest but not read (N_e), and ``copies`` weights of ``copies_bytes`` bytes in
+        all that tensor parallelism holds whole on each GPU beyond one copy (N_R, :attr:`Slice.copies_bytes`)."""
         if self.uniform is not None:
             return self.uniform
-        return (n_rest * self.rest + n_x * self.experts - n_skip * self.embedding) / (n_rest + n_x - n_skip)
+        return ((n_rest * self.rest + n_x * self.experts - n_skip * self.embedding + copies_bytes)
+                / (n_rest + n_x - n_skip + copies))
 
 
 def class_parameters(pc: arch.ParameterCount) -> dict[str, int]:
@@ -315,7 +328,8 @@ class Env:
         card = self.card if self.card is not None else self.values
         n = card["N"] if n is None else n
         n_x = self.n_routed() if n_x is None else n_x
-        return self.wb.mean(n - n_x, n_x * (1.0 - self.cut.expert_keep), card["N_e"])
+        return self.wb.mean(n - n_x, n_x * (1.0 - self.cut.expert_keep), card["N_e"], self.cut.copies,
+                            self.cut.copies_bytes)
 
     def at(self, batch=None, context=None, stream=None, reads: bool = False, **extra) -> dict[str, object]:
         """Inputs at a workload point; arrays broadcast (batch along axis 0, context along axis 1).
@@ -384,7 +398,7 @@ class Env:
         cut = self.cut
         n, n_x = self.read(np.asarray(tokens, dtype=float))
         head = stage_head(self.card if self.card is not None else self.values, cut)  # the last stage's (slice_values)
-        env["N"] = n if cut.trivial else (n - head - n_x * cut.expert_keep) / cut.share
+        env["N"] = n if cut.trivial else (n + cut.copies - head - n_x * cut.expert_keep) / cut.share
         if self.per_class:
             env["b"] = np.float64(self.read_b(n, n_x)) if np.ndim(n) == 0 else self.read_b(n, n_x)
 
@@ -421,7 +435,7 @@ class Env:
 
     def with_layout(self, layout: Parallelism | None) -> Env:
         """The same GPU, model, precision and accounting on one GPU of ``layout``."""
-        cut = layout_slice(self.model, layout)
+        cut = layout_slice(self.model, layout, self.precision)
         card = self.card if self.card is not None else self.values
         n_x = routed_parameters(card, self.pc, self.accounting) if self.model.moe else 0.0
         return Env(slice_values(card, cut, n_x, self.wb), self.model, self.accounting, self.pc, dict(card),
@@ -601,12 +615,14 @@ def slice_values(card: dict[str, float], cut: Slice, n_x: float, wb: WeightBytes
         return dict(card)
     v = dict(card)
     if wb is not None and wb.uniform is None:
-        v["b"] = wb.mean(card["N"] - n_x, n_x * (1.0 - cut.expert_held))
+        v["b"] = wb.mean(card["N"] - n_x, n_x * (1.0 - cut.expert_held), 0.0, cut.copies, cut.copies_bytes)
     head = stage_head(card, cut)
-    v["N"] = (card["N"] - head - n_x * cut.expert_held) / cut.share
+    # what tensor parallelism holds whole on each GPU, N_R (cut.copies), is held, read and computed with there
+    v["N"] = (card["N"] + cut.copies - head - n_x * cut.expert_held) / cut.share
     for k in _BY_SHARE:
         v[k] = card[k] / cut.share
-    v["N_a"] = (card["N_a"] - head) / cut.share
+    v["N_a"] = (card["N_a"] + cut.copies - head) / cut.share
+    v["N_p"] = (card["N_p"] + cut.copies) / cut.share
     if cut.pp > 1:
         v["V"] = 0.0
     v["L"] = card["L"] / cut.split
@@ -622,7 +638,7 @@ def make_env(hw: Hardware, model: Model, precision, accounting: str, activation_
     """The inputs of one GPU of ``layout`` (one card when None)."""
     pc = arch.parameter_count(model)
     card = card_values(hw, model, precision, accounting, activation_bytes, pc)
-    cut = layout_slice(model, layout)
+    cut = layout_slice(model, layout, precision)
     wb = weight_bytes_of(precision, pc)
     values = slice_values(card, cut, routed_parameters(card, pc, accounting) if model.moe else 0.0, wb)
     return Env(values, model, accounting, pc, card, layout or ONE_CARD, cut, wb, hw, precision, time_share(model, cut.pp))

@@ -285,7 +285,7 @@ def _marked(r: Results, entries: tuple[Entry, ...]) -> tuple[Entry, ...]:
 def prompt_fits(r: Results, acc: str) -> list[bool]:
     """Whether one sequence of each of the spec's prompts fits beside the weights: the replica's capacity_batch_replica
     (at a layout, the binding stage's) or the card's capacity_batch at context T, at least 1.  A prefill writes the
-    prompt's whole KV cache: a 102,400-token prompt of Llama 3.1 70B on 2 H100, whose replica holds 34,210 tokens,
+    prompt's whole KV cache: a 102,400-token prompt of Llama 3.1 70B on 2 H100, whose replica holds 34,202 tokens,
     read "fits" with a price (QA)."""
     prompts = np.asarray(r.spec.workloads.prefill_prompt, dtype=float)
     if r.parallel is not None:

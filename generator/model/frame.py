@@ -10,7 +10,14 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from genreport.formulas import architecture as arch
-from genreport.formulas.slices import SLICE_DEFINITION, SLICE_HELD, SLICE_LATEX, SLICE_MEANING, SLICE_STAGED
+from genreport.formulas.slices import (
+    SLICE_COPIES,
+    SLICE_DEFINITION,
+    SLICE_HELD,
+    SLICE_LATEX,
+    SLICE_MEANING,
+    SLICE_STAGED,
+)
 from genreport.model import stages
 from genreport.model.env import pipeline_split
 
@@ -59,6 +66,20 @@ class Frame:
         return self.plain.get(name, name)
 
 
+def copies_meaning(model, tp: int) -> str:
+    """The slice table's words for N_R at ``tp``: which of the model's parameters every GPU holds whole."""
+    a = model.attention
+    whole = ["norms"] + (["router"] if model.moe else []) + (["MLA's down-projections"] if a.kind == "mla" else [])
+    if model.o_bias or model.ffn_bias:
+        whole.append("row-parallel biases")
+    words = ", ".join(whole[:-1]) + " and " + whole[-1] if len(whole) > 1 else whole[0]
+    text = f"parameters the replica holds more than once: each GPU keeps the {words} whole (N_u)"
+    if a.kind != "mla" and tp > model.kv_heads:
+        text += (f", and the K and V projections of a whole KV head, each head on {tp // model.kv_heads} GPUs "
+                 f"(N_k, n_TP > H_kv)")
+    return text
+
+
 def frame(r) -> Frame:
     from genreport.model.layout import prompt_group_of
 
@@ -77,6 +98,9 @@ def frame(r) -> Frame:
                     # windowed or chunked layers keep less of a long context (the held rows below, chapter 4)
                     + (" (every layer caching every token)" if k == "c" and arch.bounded_layers(r.spec.model) else "")}
                    for k in changed if lead.card[k])
+    if lead.cut.copies:  # what tensor parallelism holds whole on each GPU, in N_g, N_a,g and N_p,g above
+        slices += ({"name": "N_R", "definition": SLICE_COPIES, "value": float(lead.cut.copies), "card": 0.0,
+                    "meaning": copies_meaning(r.spec.model, par.tp)},)
     stage_memory: dict = {}
     if par.pp > 1:  # the memory held: the stage that holds the fewest tokens (Env.held), beside the even split
         held = lead.held()

@@ -36,6 +36,7 @@ from genreport.model import stages
 from genreport.model.env import (
     READ_AT_CONTEXT,
     Env,
+    layout_slice,
     pipeline_split,
     prefill_head_dim,
     spec_env,
@@ -292,6 +293,8 @@ def layout_values(base: dict[str, float], model: Model, par: Parallelism, links:
               "E_x": float(model.moe.experts) if model.moe else 1.0,  # 1 for a dense model: N_x = 0 over it
               "b_a": activation_bytes_per_element(precision),
               "s_kv": 1.0 if model.attention.kind == "mla" else float(min(par.tp, model.kv_heads)),
+              # what tensor parallelism holds whole on each GPU beyond one copy (ParameterCount.tp_copies)
+              "N_R": pc.tp_copies(par.tp, 1.0 if model.attention.kind == "mla" else min(par.tp, model.kv_heads)),
               # redundant expert replicas per routed expert (engine.redundant_experts)
               "rho_x": par.redundant_experts / model.moe.experts if model.moe else 0.0})
     for g in GROUPS:
@@ -304,7 +307,8 @@ def layout_values(base: dict[str, float], model: Model, par: Parallelism, links:
     wb = weight_bytes_of(precision, pc)
     if wb.uniform is None:  # per-class precisions: b is the mean bytes per weight of the slice one GPU holds
         keep = 1.0 - (1.0 + v["rho_x"]) * par.tp / max(par.tp, par.ep)  # the experts it holds, replicas and all
-        v["b"] = wb.mean(v["N"] - v["N_x"], v["N_x"] * (1.0 - keep))
+        cut = layout_slice(model, par, precision)  # and what tensor parallelism holds whole, in its formats
+        v["b"] = wb.mean(v["N"] - v["N_x"], v["N_x"] * (1.0 - keep), 0.0, cut.copies, cut.copies_bytes)
     return {k: np.float64(x) if isinstance(x, float) else x for k, x in v.items()}  # x/0 is inf, not an exception
 
 
@@ -642,8 +646,9 @@ def min_gpus_to_fit(q, values: dict, model: Model, batch, context, capacity, max
         if np.all(np.isfinite(best)):
             break
         held = capacity(t, p)
+        s_kv = 1.0 if model.attention.kind == "mla" else float(min(t, model.kv_heads))
         v = dict(values, n_TP=float(t), n_PP=pipeline_split(model.layers, p), n_St=float(p), n_EP=1.0, rho_x=0.0,
-                 s_kv=1.0 if model.attention.kind == "mla" else float(min(t, model.kv_heads)), B=batch, S=context,
+                 s_kv=s_kv, N_R=arch.parameter_count(model).tp_copies(t, s_kv), B=batch, S=context,
                  n_PW=held["n_PW"], n_PK=held["n_PK"])
         mem = np.broadcast_to(np.asarray(q["memory_per_gpu"](v), dtype=float), shape)
         new = np.isnan(best) & (mem <= held["C"])

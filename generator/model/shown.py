@@ -258,7 +258,7 @@ def _read_bytes_per_weight(env, batch) -> float:
     if not env.per_class:
         return env.values["b"]
     n, n_x = env.read(np.float64(batch))
-    return float(env.wb.mean(n - n_x, n_x * (1.0 - env.cut.expert_keep)))
+    return float(env.wb.mean(n - n_x, n_x * (1.0 - env.cut.expert_keep), 0.0, env.cut.copies, env.cut.copies_bytes))
 
 
 def moe_reads(r, batches=(1, 4, 16, 64, 256)) -> tuple[dict, ...]:

@@ -315,6 +315,17 @@ class StageParts:
     experts: tuple[float, ...]  # routed experts' parameters
     embedding: tuple[float, ...]  # the input embedding: the first stage's, looked up, not streamed
     head: tuple[float, ...]  # the output head: the last stage's (a tied embedding's own copy where pp > 1)
+    # of attention and default, what tensor parallelism holds whole on every GPU (ParameterCount.replicated), and the
+    # K and V projections (ParameterCount.kv_projections: one whole KV head a GPU past tp = H_kv)
+    replicated_attention: tuple[float, ...] = ()
+    replicated_default: tuple[float, ...] = ()
+    kv_projections: tuple[float, ...] = ()
+
+    def copies_bytes(self, i: int, tp: int, s_kv: float, b_t: float, b_d: float) -> float:
+        """The bytes tensor parallelism over ``tp`` GPUs adds to stage ``i`` by holding its replicated parameters whole
+        on each GPU (ParameterCount.tp_copies, the attention class in b_t, the default in b_d)."""
+        return ((self.replicated_attention[i] * b_t + self.replicated_default[i] * b_d) * (tp - 1)
+                + self.kv_projections[i] * b_t * (tp / s_kv - 1))
 
 
 @lru_cache(maxsize=256)
@@ -334,7 +345,10 @@ def stage_parts(model, pp: int) -> StageParts:
     experts = pc.experts_routed / n_moe_all if n_moe_all else 0.0
     sizes = stage_layers(model.layers, pp)
     head = pc.lm_head or (pc.embedding if pp > 1 else 0)  # a tied embedding: the last stage's own copy
+    rep_norms = pc.norms - per_norm  # the layers' norms (the final norm is the last stage's)
+    rep_other = pc.replicated - pc.replicated_attention - pc.norms - pc.router  # row-parallel FFN biases, a layer's
     counts, att, default, exp, emb, hd, first = [], [], [], [], [], [], 0
+    rep_att, rep_def, kvp = [], [], []
     for i, n in enumerate(sizes):  # a stage's counts: those before its end less those before its start
         n_moe = routed_before(model, first + n) - routed_before(model, first)
         counts.append(tuple(b - a for a, b in zip(kinds_before(model, first), kinds_before(model, first + n),
@@ -344,8 +358,13 @@ def stage_parts(model, pp: int) -> StageParts:
         exp.append(experts * n_moe)
         emb.append(float(pc.embedding) if i == 0 else 0.0)
         hd.append(float(head) if i == pp - 1 else 0.0)
+        rep_att.append(pc.replicated_attention / n_layers * n)
+        kvp.append(pc.kv_projections / n_layers * n)
+        rep_def.append((rep_norms + rep_other) / n_layers * n + (pc.router / n_moe_all * n_moe if n_moe_all else 0.0)
+                       + (per_norm if i == pp - 1 else 0))
         first += n
-    return StageParts(tuple(counts), tuple(att), tuple(default), tuple(exp), tuple(emb), tuple(hd))
+    return StageParts(tuple(counts), tuple(att), tuple(default), tuple(exp), tuple(emb), tuple(hd), tuple(rep_att),
+                      tuple(rep_def), tuple(kvp))
 
 
 def _class_bytes(precision, pc) -> tuple[float, float, float, float]:
@@ -366,12 +385,16 @@ def ledger(hw, model, precision, tp: int, pp: int, ep: int = 1, redundant: int =
     b_e, b_t, b_d, b_x = _class_bytes(precision, pc)
     held_x = (1.0 + (redundant / model.moe.experts if model.moe else 0.0)) / max(tp, ep)  # a GPU's share of experts
     parts = stage_parts(model, pp)
-    held = tuple((parts.attention[i] * b_t + parts.default[i] * b_d + (parts.embedding[i] + parts.head[i]) * b_e) / tp
+    s_kv = 1.0 if model.attention.kind == "mla" else float(min(tp, model.kv_heads))
+    # each GPU holds its 1/tp of a stage's copy and of the copies tensor parallelism adds (N_R: tp_copies)
+    held = tuple((parts.attention[i] * b_t + parts.default[i] * b_d + (parts.embedding[i] + parts.head[i]) * b_e
+                  + parts.copies_bytes(i, tp, s_kv, b_t, b_d)) / tp
                  + parts.experts[i] * b_x * held_x for i in range(pp))
     # the same GPU with every layer: each class in its format (the formulas' b, the mean of the slice a GPU holds)
     rest = ((pc.embedding + pc.lm_head) * b_e + pc.attention * b_t
             + (pc.ffn_dense + pc.experts_shared + pc.router + pc.norms) * b_d)
-    flat = rest / tp + pc.experts_routed * b_x * held_x
+    copies = sum(parts.copies_bytes(i, tp, s_kv, b_t, b_d) for i in range(pp))
+    flat = (rest + copies) / tp + pc.experts_routed * b_x * held_x
     seqs = getattr(hw, "max_sequences", 0) or 0
     base = hw.kept - activation_workspace(model, tp, hw.max_batched_tokens, 0, ep, 1)
     logits = float(seqs) * model.vocab_size * 4.0

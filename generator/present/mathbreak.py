@@ -227,7 +227,8 @@ def stack_max(tex: str, limit_em: float | None = None) -> str:
 def wrap_sums(tex: str, limit_em: float) -> str:
     r"""``tex`` wider than ``limit_em`` with a long group in ``\left( ... \right)``, at least half the limit wide: the
     widest such group set over lines inside its parentheses (a one-column array), as :func:`stack_max` sets a
-    maximum: a list of arguments (a maximum inside a fraction) one to a row, a sum (a numbers-substituted denominator,
+    maximum: a list of arguments (a maximum inside a fraction) one to a row (an argument that is itself a sum wider than
+    the room over lines of its own), a sum (a numbers-substituted denominator,
     written out by SymPy) over as few lines as bring the formula under the limit, each later line starting with its
     sign; again for the next while it is still wider.  ``tex`` itself where no such group is left to break."""
     for _ in range(4):
@@ -249,10 +250,14 @@ def wrap_sums(tex: str, limit_em: float) -> str:
             break
         w, start, end = best
         body = tex[start:end]
-        if len(_split(body)) > 1:  # arguments: one to a row
-            rows = r", \\ ".join(_split(body))
+        room = max(limit_em - (whole - w), w / 4)  # what the lines may take beside the rest of the formula
+        if len(_split(body)) > 1:  # arguments: one to a row, an argument that is a long sum over lines of its own
+            # (the estimate runs up to a tenth under the drawn width of such a row: DeepSeek-V3's prefill compute
+            # bound, 580.8 px estimated, 647.8 px drawn, once each GPU's whole down-projections were in its sum)
+            fit = room * 0.9
+            rows = r", \\ ".join(r" \\ ".join(_pack(_terms(a, r"[+\-]"), fit)) if width_em(a) > fit else a
+                                  for a in _split(body))
         else:
-            room = max(limit_em - (whole - w), w / 4)  # what the lines may take beside the rest of the formula
             lines = _pack(_terms(body, r"[+\-]"), room)
             if len(lines) < 2:
                 break

@@ -230,7 +230,7 @@ def _notation(r: Results) -> list[dict]:
 
 
 def _slice_value(name: str, x: float) -> str:
-    if name in ("N", "N_a", "N_e", "N_p"):
+    if name in ("N", "N_a", "N_e", "N_p", "N_R"):
         return fmt.params(x)
     if name == "c":
         return fmt.kib(x)

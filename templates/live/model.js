@@ -77,6 +77,20 @@ const GR_MODEL = (function () {
     }
     pc.total = pc.embedding + pc.lm_head + pc.attention + pc.ffn_dense + pc.experts_routed + pc.experts_shared
       + pc.router + pc.norms;
+    // what tensor parallelism holds whole on every GPU, and the K and V projections (architecture.tp_replicated_params)
+    const a = m.attention, moeLayers = pc.moe_layers;
+    let repAtt = m.o_bias ? L * d : 0, kvp = 0;
+    if (a.kind === "mla") {
+      let down = d * (a.kv_lora_rank + a.qk_rope_head_dim) + a.kv_lora_rank;
+      if (a.q_lora_rank) down += d * a.q_lora_rank + a.q_lora_rank;
+      repAtt += L * down;
+    } else {
+      kvp = L * (2 * d * m.kv_heads * m.head_dim + (m.qkv_bias ? 2 * m.kv_heads * m.head_dim : 0));
+    }
+    const shared = m.moe ? moeLayers * m.moe.shared_experts : 0;
+    pc.replicated = repAtt + pc.norms + pc.router + (m.ffn_bias ? d * ((L - moeLayers) + shared) : 0);
+    pc.replicated_attention = repAtt;
+    pc.kv_projections = kvp;
     pc.active = pc.total - pc.experts_routed + pc.active_routed;
     return pc;
   }
@@ -309,11 +323,14 @@ const GR_MODEL = (function () {
   }
 
   /** b of n_rest non-expert and n_x routed-expert weights, less n_skip input-embedding weights (WeightBytes.mean). */
-  function meanBytes(wb, nRest, nX, nSkip) {
+  function meanBytes(wb, nRest, nX, nSkip, copies, copiesBytes) {
     if (wb.uniform !== null) return wb.uniform;
-    const skip = nSkip || 0.0;
-    return (nRest * wb.rest + nX * wb.experts - skip * wb.embedding) / (nRest + nX - skip);
+    const skip = nSkip || 0.0, n = copies || 0.0, q = copiesBytes || 0.0;
+    return (nRest * wb.rest + nX * wb.experts - skip * wb.embedding + q) / (nRest + nX - skip + n);
   }
+
+  /** N_R: the parameters tensor parallelism over tp GPUs adds to a replica (ParameterCount.tp_copies). */
+  function tpCopies(pc, tp, sKv) { return pc.replicated * (tp - 1) + pc.kv_projections * (tp / sKv - 1); }
 
   /** Bytes per weight the model holds (Precision.weight_bytes: the one format's, or the mean over the classes). */
   function weightBytes(p, t, m) {
@@ -373,7 +390,7 @@ const GR_MODEL = (function () {
     if (!inp.parallelism || typeof GR_PARALLEL === "undefined") {
       return envOf(Object.assign({}, card), card, ONE_CUT, m, accounting, pc, wb);
     }
-    const cut = GR_PARALLEL.layoutSlice(m, inp.parallelism);  // one GPU of the layout (parallel.js)
+    const cut = GR_PARALLEL.layoutSlice(m, inp.parallelism, p, t);  // one GPU of the layout (parallel.js)
     const env = envOf(GR_PARALLEL.sliceValues(card, cut, pc, accounting, m, wb), card, cut, m, accounting, pc, wb,
       GR_PARALLEL.timeShare(m, cut.pp));
     if (cut.pp > 1) {  // the slice's micro-batches at (batch, context): the layout bound's m_b (layout.SliceSchedule)
@@ -427,11 +444,11 @@ const GR_MODEL = (function () {
     const card = env.card;
     const nn = n === undefined ? card.N : n;
     const x = nX === undefined ? routedParameters(card, env.pc, env.accounting, env.model) : nX;
-    return meanBytes(env.wb, nn - x, x * (1.0 - env.cut.expertKeep), card.N_e);
+    return meanBytes(env.wb, nn - x, x * (1.0 - env.cut.expertKeep), card.N_e, env.cut.copies, env.cut.copiesBytes);
   }
 
   // ------------------------------------------------------------------------------------ one GPU of a layout
-  const ONE_CUT = {tp: 1, pp: 1, ep: 1, s_kv: 1.0, share: 1.0, split: 1.0, expertKeep: 0.0, trivial: true};
+  const ONE_CUT = {tp: 1, pp: 1, ep: 1, s_kv: 1.0, share: 1.0, split: 1.0, expertKeep: 0.0, copies: 0.0, copiesBytes: 0.0, trivial: true};
 
   /** Experts of one MoE layer ``tokens`` tokens touch (Env.touched): an expert group wider than a replica serves
    * ep / tp replicas' tokens. */
@@ -468,7 +485,7 @@ const GR_MODEL = (function () {
   function setRead(e, env, tokens) {
     const cut = env.cut, nr = readAt(env, tokens);
     const head = cut.trivial ? 0.0 : GR_PARALLEL.stageHead(env.card, cut);  // the last stage's (Env._set_read)
-    e.N = cut.trivial ? nr[0] : (nr[0] - head - nr[1] * cut.expertKeep) / cut.share;
+    e.N = cut.trivial ? nr[0] : (nr[0] + cut.copies - head - nr[1] * cut.expertKeep) / cut.share;
     if (env.perClass) e.b = readB(env, nr[0], nr[1]);
   }
 
@@ -1252,5 +1269,5 @@ const GR_MODEL = (function () {
   return {evaluate: evaluate, decision: decision, levers: levers, trainingBound: trainingBound, routedFacts: routedFacts, key: key, physical: physical, call: call, makeEnv: makeEnv,
     readAt: readAt, touchedAt: touchedAt, routedParameters: routedParameters, ONE_CUT: ONE_CUT, weightBytes: weightBytes, meanBytes: meanBytes, formatBytes: formatBytes,
     weightsLabel: weightsLabel, computeLabel: computeLabel, computesApart: computesApart,
-    parameterCount: parameterCount, localLayers: localLayers, prefixShare: prefixShare, roundContext: roundContext, prefillHeadDim: prefillHeadDim, prefillAttendedFraction: prefillAttendedFraction, prefillAttendedFractionAfter: prefillAttendedFractionAfter, picks: picks, usdPerMtok: usdPerMtok, nextLedger: nextLedger, kept: kept, usable: usable, NO_FIT: NO_FIT};
+    parameterCount: parameterCount, tpCopies: tpCopies, localLayers: localLayers, prefixShare: prefixShare, roundContext: roundContext, prefillHeadDim: prefillHeadDim, prefillAttendedFraction: prefillAttendedFraction, prefillAttendedFractionAfter: prefillAttendedFractionAfter, picks: picks, usdPerMtok: usdPerMtok, nextLedger: nextLedger, kept: kept, usable: usable, NO_FIT: NO_FIT};
 })();

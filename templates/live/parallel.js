@@ -161,13 +161,16 @@ const GR_PARALLEL = (() => {
       E_x: m.moe ? m.moe.experts : 1.0,  // 1 for a dense model: N_x = 0 over it
       b_a: (bc === undefined ? 2.0 : bc) >= 4.0 ? 4.0 : 2.0,
       s_kv: m.attention.kind === "mla" ? 1.0 : Math.min(par.tp, m.kv_heads), k_w: split[0], k_g: split[1], k_o: split[2],
+      // what tensor parallelism holds whole on each GPU beyond one copy (ParameterCount.tp_copies)
+      N_R: M.tpCopies(pc, par.tp, m.attention.kind === "mla" ? 1.0 : Math.min(par.tp, m.kv_heads)),
       u_x: 1.0, m_P: 1.0, rho_x: m.moe ? (par.redundant_experts || 0) / m.moe.experts : 0.0, n_PW: 1.0, n_PK: 1.0,
       n_PT: trainingSplit(m, par.pp || 1), s_st: (par.pp || 1) > 1 ? 1.0 : 0.0,
       kappa_B: 1.0, kappa_L: 1.0, kappa_F: 1.0, m_b: (par.pp || 1) > 1 ? NaN : 1.0});  // each stage's attention over mean layers' (at_batch, at_prompt give a point's)
     if ((par.pp || 1) > 1) Object.assign(v, stageValues(inp, t, par, null));  // the stage that holds the fewest tokens
     if (env.perClass) {  // b: the mean bytes per weight of the slice one GPU holds
       const keep = 1.0 - (1.0 + v.rho_x) * par.tp / Math.max(par.tp, par.ep);  // held: replicas and all
-      v.b = M.meanBytes(env.wb, v.N - v.N_x, v.N_x * (1.0 - keep));
+      const cut = layoutSlice(m, par, inp.precision, t);  // and what tensor parallelism holds whole, in its formats
+      v.b = M.meanBytes(env.wb, v.N - v.N_x, v.N_x * (1.0 - keep), 0.0, cut.copies, cut.copiesBytes);
     }
     const k = inp.hardware.kernels;  // the engine's fixed costs per kernel (live.py, Hardware.kernels)
     // k_L: the mean over the layers, MoE layers at the fused-MoE path's count (layout.kernels_per_layer)
@@ -434,7 +437,10 @@ const GR_PARALLEL = (() => {
     const moeRest = nMoe ? (pc.experts_shared + pc.router) / nMoe : 0.0, experts = nMoe ? pc.experts_routed / nMoe : 0.0;
     const routed = routedLayers(m), kinds = layerKinds(m), sizes = stageLayers(L, pp);
     const head = pc.lm_head || (pp > 1 ? pc.embedding : 0);  // a tied embedding: the last stage's own copy
-    const out = {kinds: [], attention: [], def: [], experts: [], embedding: [], head: []};
+    const out = {kinds: [], attention: [], def: [], experts: [], embedding: [], head: [], repAtt: [], repDef: [], kvp: []};
+    // what tensor parallelism holds whole on every GPU, a stage's (stages.stage_parts): the layers' norms and
+    // row-parallel FFN biases a layer, the router a MoE layer, the final norm the last stage's
+    const repNorms = pc.norms - perNorm, repOther = pc.replicated - pc.replicated_attention - pc.norms - pc.router;
     let first = 0;
     sizes.forEach((n, i) => {
       let moe = 0;
@@ -446,6 +452,9 @@ const GR_PARALLEL = (() => {
       out.experts.push(experts * moe);
       out.embedding.push(i === 0 ? pc.embedding : 0.0);
       out.head.push(i === pp - 1 ? head : 0.0);
+      out.repAtt.push(pc.replicated_attention / L * n);
+      out.kvp.push(pc.kv_projections / L * n);
+      out.repDef.push((repNorms + repOther) / L * n + (nMoe ? pc.router / nMoe * moe : 0.0) + (i === pp - 1 ? perNorm : 0));
       first += n;
     });
     return out;
@@ -475,14 +484,18 @@ const GR_PARALLEL = (() => {
       bX = ((pc.experts_routed - pc.experts_bias) * bX + pc.experts_bias * bD) / pc.experts_routed;
     }
     const heldX = (1.0 + (m.moe ? red / m.moe.experts : 0.0)) / Math.max(tp, ep);
-    const parts = stageParts(m, pp);
-    const held = parts.attention.map((x, i) => (x * bT + parts.def[i] * bD + (parts.embedding[i] + parts.head[i]) * bE) / tp
-      + parts.experts[i] * bX * heldX);
+    const parts = stageParts(m, pp), sKv = m.attention.kind === "mla" ? 1.0 : Math.min(tp, m.kv_heads);
+    // the bytes tensor parallelism adds to stage i by holding its replicated parameters whole (StageParts.copies_bytes)
+    const copies = i => (parts.repAtt[i] * bT + parts.repDef[i] * bD) * (tp - 1) + parts.kvp[i] * bT * (tp / sKv - 1);
+    const held = parts.attention.map((x, i) => (x * bT + parts.def[i] * bD + (parts.embedding[i] + parts.head[i]) * bE
+      + copies(i)) / tp + parts.experts[i] * bX * heldX);
     const rest = (pc.embedding + pc.lm_head) * bE + pc.attention * bT
       + (pc.ffn_dense + pc.experts_shared + pc.router + pc.norms) * bD;
     const logits = (hw.max_sequences || 0) * m.vocab_size * 4.0;
     const base = M.usable(hw, m, {tp: tp, pp: 1, ep: ep}) + logits;  // the workspace without the logits
-    return {held: held, flat: rest / tp + pc.experts_routed * bX * heldX, kinds: parts.kinds,
+    let all = 0.0;
+    for (let i = 0; i < pp; i++) all += copies(i);
+    return {held: held, flat: (rest + all) / tp + pc.experts_routed * bX * heldX, kinds: parts.kinds,
       room: held.map((_, i) => base - (i === pp - 1 ? logits : 0.0)), window: m.attention.sliding_window || 0,
       chunk: m.attention.chunk_size || 0};
   }
@@ -522,11 +535,25 @@ const GR_PARALLEL = (() => {
   function stageHead(card, cut) { return cut.pp > 1 ? card.V * card.d : 0.0; }
 
   /** How one GPU's share follows from the layout (env.layout_slice; formulas/layout.py). */
-  function layoutSlice(m, par) {
+  function layoutSlice(m, par, p, t) {
     if (!par) return M.ONE_CUT;
     const tp = par.tp || 1, pp = par.pp || 1, ep = par.ep || 1, split = pipelineSplit(m.layers, pp);
     const red = par.redundant_experts || 0, rho = m.moe ? red / m.moe.experts : 0.0;  // replicas (Slice.rho)
-    return {tp: tp, pp: pp, ep: ep, s_kv: m.attention.kind === "mla" ? 1.0 : Math.min(tp, m.kv_heads), share: tp * split,
+    const sKv = m.attention.kind === "mla" ? 1.0 : Math.min(tp, m.kv_heads);
+    // N_R and, where the precision differs by tensor class, its bytes (Slice.copies, Slice.copies_bytes)
+    let copies = 0.0, copiesBytes = 0.0;
+    if (tp > 1) {
+      const pc = M.parameterCount(m);
+      copies = M.tpCopies(pc, tp, sKv);
+      const fmt = c => (p && p.classes ? p.classes[c] : p && p.weights);
+      const uniform = ["experts", "attention", "embeddings", "default"].every(c => fmt(c) === fmt("default"));
+      if (p && t && p.classes && !uniform) {  // Python's not precision.uniform
+        const bT = M.formatBytes(fmt("attention"), p.group_size, t), bD = M.formatBytes(fmt("default"), p.group_size, t);
+        copiesBytes = (pc.replicated_attention * bT + (pc.replicated - pc.replicated_attention) * bD) * (tp - 1)
+          + pc.kv_projections * bT * (tp / sKv - 1);
+      }
+    }
+    return {tp: tp, pp: pp, ep: ep, s_kv: sKv, share: tp * split, copies: copies, copiesBytes: copiesBytes,
       split: split, redundant: red, rho: rho,
       expertKeep: 1.0 - tp / Math.max(tp, ep), expertHeld: 1.0 - (1.0 + rho) * tp / Math.max(tp, ep),
       trivial: tp === 1 && pp === 1 && ep === 1};
@@ -543,11 +570,13 @@ const GR_PARALLEL = (() => {
     const v = Object.assign({}, card);
     if (cut.trivial) return v;
     const nX = m.moe ? routedParameters(card, pc, accounting) : 0.0;
-    if (wb && wb.uniform === null) v.b = M.meanBytes(wb, card.N - nX, nX * (1.0 - cut.expertHeld));
+    if (wb && wb.uniform === null) v.b = M.meanBytes(wb, card.N - nX, nX * (1.0 - cut.expertHeld), 0.0, cut.copies, cut.copiesBytes);
     const head = stageHead(card, cut);  // the last stage's, not in the busiest stage's slice (env.slice_values)
-    v.N = (card.N - head - nX * cut.expertHeld) / cut.share;  // what it holds, replicas and all
+    // what it holds, replicas and all, and what tensor parallelism holds whole on each GPU (N_R: cut.copies)
+    v.N = (card.N + cut.copies - head - nX * cut.expertHeld) / cut.share;
     ["N_a", "N_e", "N_p", "V", "a"].forEach(function (k) { v[k] = card[k] / cut.share; });
-    v.N_a = (card.N_a - head) / cut.share;
+    v.N_a = (card.N_a + cut.copies - head) / cut.share;
+    v.N_p = (card.N_p + cut.copies) / cut.share;
     if (cut.pp > 1) v.V = 0.0;
     v.L = card.L / cut.split;
     v.H_q = card.H_q / cut.tp;
@@ -638,6 +667,7 @@ const GR_PARALLEL = (() => {
             const room = stageValues(inp, t, {tp: l[2], pp: l[1]}, s);
             return call("memory_per_gpu", Object.assign({}, base, {c: cHeld, n_TP: l[2], n_PP: pipelineSplit(m.layers, l[1]), n_St: l[1],
               n_EP: 1.0, rho_x: 0.0, s_kv: m.attention.kind === "mla" ? 1.0 : Math.min(l[2], m.kv_heads), B: b, S: s,
+              N_R: M.tpCopies(M.parameterCount(m), l[2], m.attention.kind === "mla" ? 1.0 : Math.min(l[2], m.kv_heads)),
               n_PW: room.n_PW, n_PK: room.n_PK})) <= room.C;
           });
           x.min_gpus_to_fit = fit ? fit[0] : null;

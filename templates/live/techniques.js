@@ -124,7 +124,7 @@ const GR_SERVING = (() => {
       {kv_cache: inp.precision.kv_cache}) : sp.draft_precision;
     const card = Object.assign({}, inp, {model: m, precision: own || inp.precision, parallelism: null,
       workloads: {activation_bytes: 0.0}});
-    return {model: m, env: M.makeEnv(card, t, inp.accounting), head: !!sp.draft_layers,
+    return {model: m, env: M.makeEnv(card, t, inp.accounting), head: !!sp.draft_layers, precision: card.precision, t: t,
       ep: inp.parallelism ? inp.parallelism.ep || 1 : 1, tp: inp.parallelism ? inp.parallelism.tp || 1 : 1};
   }
 
@@ -162,7 +162,10 @@ const GR_SERVING = (() => {
     const sKv = m.attention.kind === "mla" ? 1.0 : Math.min(tp, m.kv_heads);
     const x = m.moe ? {N_x: M.routedParameters(d.env.card, d.env.pc, d.env.accounting, m), n_EP: d.ep} : {N_x: 0.0, n_EP: 1.0};
     // the draft's layers split evenly over the stages (Draft.memory: n_PW = n_PK = n_PP)
-    let w = call("weight_bytes_per_gpu", Object.assign({}, v, {rho_x: 0.0, n_TP: tp, n_PW: nPP}, x));
+    let w = call("weight_bytes_per_gpu", Object.assign({}, v, {rho_x: 0.0, n_TP: tp, n_PW: nPP, N_R: 0.0}, x));
+    // and what tensor parallelism holds whole on each of the draft's GPUs, each class in its format (Draft.memory)
+    const cut = GR_PARALLEL.layoutSlice(m, {tp: tp, pp: 1, ep: 1}, d.precision, d.t);
+    w += (cut.copiesBytes || cut.copies * v.b) / (tp * nPP);
     // the table in its own class's format (Draft.memory: the embeddings class's bytes, not the head's mean)
     if (d.head) w -= m.vocab_size * m.hidden_size * (d.env.wb ? d.env.wb.embedding : v.b) / (tp * nPP);
     return [w, call("kv_bytes_per_token_per_gpu", Object.assign({}, v, {n_PK: nPP, s_kv: sKv}))];
