@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import pytest
 from genreport.formulas import architecture as arch
+from genreport.load.loader import load_report
 from genreport.model.env import layout_slice, make_env
 from genreport.model.evaluate import evaluate
-from test_layout_frame import GIB, spec_at, value
+from test_layout_frame import GIB, SPEC, spec_at, value
 
 
 def test_deepseek_v3_holds_its_latent_projections_and_router_whole(tmp_path):
@@ -44,6 +45,13 @@ def test_deepseek_v3_holds_its_latent_projections_and_router_whole(tmp_path):
     # from it than the count with the copies (78.96 GiB), which stays below it
     assert n / 8 / GIB < w / GIB < 79.41
     assert w / GIB == pytest.approx(78.96, abs=0.01)
+    # in the checkpoint's own formats (fp8 blocks with their scales, bf16 embedding, head, norms and router): 79.18 GiB,
+    # 0.3% under what vLLM loaded
+    path = tmp_path / "checkpoint.yaml"
+    path.write_text(SPEC.format(name="checkpoint", model="deepseek-v3", hw="h200", precision="{weights: checkpoint}",
+                                tp=8, pp=1, ep=1, dp=1), encoding="utf-8")
+    ck = evaluate(load_report(path))
+    assert value(ck, "weight_bytes") / GIB == pytest.approx(79.18, abs=0.01) and value(ck, "weight_bytes") / GIB < 79.41
 
 
 def test_qwen3_replicates_its_kv_projections_past_four_gpus(tmp_path):
@@ -92,3 +100,22 @@ def test_one_gpu_holds_one_copy(tmp_path):
     spec = spec_at(tmp_path, model="deepseek-v3", hw="h200", precision="fp8", tp=1)
     assert layout_slice(spec.model, spec.parallelism).copies == 0.0
     assert arch.parameter_count(spec.model).tp_copies(1, 1.0) == 0.0
+
+
+def test_the_fewest_gpus_price_each_candidates_copies_in_their_own_formats(tmp_path):
+    """DeepSeek-V3 with nvfp4 experts and bf16 the rest on a 95.5 GiB card (102.54 GB, no reserve): tp 4 holds the
+    weights (its 3 more copies of the 1,030,904,832 in bf16: 101.85 GB a GPU) and 9 sequences of 1,024 tokens, so the
+    fewest GPUs are 4, from a report at tp 4 or at tp 8.  A review found the tp 8 report pricing tp 4's weights at tp
+    8's mean bytes per weight (its seven bf16 copies in it: 103.49 GB, over the memory) and answering 8."""
+    answers = []
+    for tp in (4, 8):
+        path = tmp_path / f"pc{tp}.yaml"
+        path.write_text(SPEC.format(name=f"pc{tp}", model="deepseek-v3", hw="h200",
+                                    precision="{weights: {experts: nvfp4, default: bf16}}", tp=tp, pp=1, ep=1, dp=1),
+                        encoding="utf-8")
+        r = evaluate(load_report(path, ("hardware.memory.capacity=95.5 GiB",)))
+        answers.append(value(r, "min_gpus_to_fit", batch=1, context=1024))
+        if tp == 4:
+            assert r.parallel.scalars[r.lead]["weight_bytes_per_gpu"] == pytest.approx(101.85e9, rel=1e-4)
+            assert value(r, "capacity_batch", context=1024) == 9
+    assert answers == [4, 4]

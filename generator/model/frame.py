@@ -67,17 +67,19 @@ class Frame:
 
 
 def copies_meaning(model, tp: int) -> str:
-    """The slice table's words for N_R at ``tp``: which of the model's parameters every GPU holds whole."""
+    """The slice table's words for N_R at ``tp``: the copies beyond the first, over the replica, of what each GPU
+    holds whole, and which of the model's parts those are."""
     a = model.attention
     whole = ["norms"] + (["router"] if model.moe else []) + (["MLA's down-projections"] if a.kind == "mla" else [])
-    if model.o_bias or model.ffn_bias:
+    dense_or_shared = model.moe is None or model.moe.first_dense_layers or model.moe.shared_experts
+    if model.o_bias or (model.ffn_bias and dense_or_shared):
         whole.append("row-parallel biases")
     words = ", ".join(whole[:-1]) + " and " + whole[-1] if len(whole) > 1 else whole[0]
-    text = f"parameters the replica holds more than once: each GPU keeps the {words} whole (N_u)"
+    text = (f"copies beyond the first, over the replica, of what each GPU keeps whole: the {words} (N_u, on all "
+            f"{tp} GPUs)")
     if a.kind != "mla" and tp > model.kv_heads:
-        text += (f", and the K and V projections of a whole KV head, each head on {tp // model.kv_heads} GPUs "
-                 f"(N_k, n_TP > H_kv)")
-    return text
+        text += f", and the K and V projections of a whole KV head (N_k, each head on {tp // model.kv_heads} GPUs)"
+    return text + f"; each GPU holds N_R / {tp} more than an even share"
 
 
 def frame(r) -> Frame:

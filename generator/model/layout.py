@@ -626,12 +626,14 @@ def tp_choices(model: Model, limit: int = 64) -> list[int]:
     return out
 
 
-def min_gpus_to_fit(q, values: dict, model: Model, batch, context, capacity, max_gpus: int = 4096):
+def min_gpus_to_fit(q, values: dict, model: Model, batch, context, capacity, max_gpus: int = 4096, b_at=None):
     """Smallest tp x pp (then the smaller pp; pp divides the layers or is a power of two) whose per-GPU memory holds
     the weights and B x S of KV: with stages, on the stage that holds the fewest tokens (genreport.model.stages).
 
     ``capacity``: a function of (tp, pp) giving the memory formulas' n_PW, n_PK and C there, over the contexts
-    (:func:`stage_capacity`).
+    (:func:`stage_capacity`).  ``b_at``: a function of tp giving the bytes per weight a GPU of tp holds where the
+    precision differs by tensor class (:func:`held_b_at`: what tp holds whole in its own formats), else ``values``'
+    b.
     Returns (gpus, tp, pp) arrays over (batch, context); nan / 0 where no layout up to ``max_gpus`` fits.
     """
     batch = np.asarray(batch, dtype=float)[:, None]
@@ -650,10 +652,28 @@ def min_gpus_to_fit(q, values: dict, model: Model, batch, context, capacity, max
         v = dict(values, n_TP=float(t), n_PP=pipeline_split(model.layers, p), n_St=float(p), n_EP=1.0, rho_x=0.0,
                  s_kv=s_kv, N_R=arch.parameter_count(model).tp_copies(t, s_kv), B=batch, S=context,
                  n_PW=held["n_PW"], n_PK=held["n_PK"])
+        if b_at is not None:
+            v["b"] = np.float64(b_at(t))
         mem = np.broadcast_to(np.asarray(q["memory_per_gpu"](v), dtype=float), shape)
         new = np.isnan(best) & (mem <= held["C"])
         best[new], best_tp[new], best_pp[new] = g, t, p
     return best, best_tp, best_pp
+
+
+def held_b_at(env: Env, precision: Precision):
+    """:func:`min_gpus_to_fit`'s ``b_at`` for one card's ``env``: the mean bytes per weight a GPU of tp (ep 1) holds,
+    every routed expert split tp ways beside the rest, and what tp holds whole in its own formats (gpt-oss's bf16
+    norms and router beside mxfp4 experts); None where the precision is one format (b is the same at every tp)."""
+    if env.wb is None or env.wb.uniform is not None:
+        return None
+    card = env.card if env.card is not None else env.values
+    n_x = env.n_routed()
+
+    def b_at(tp: int) -> float:
+        cut = layout_slice(env.model, Parallelism(tp), precision)
+        return float(env.wb.mean(card["N"] - n_x, n_x, 0.0, cut.copies, cut.copies_bytes))
+
+    return b_at
 
 
 def stage_capacity(hw: Hardware, model: Model, precision: Precision, context):
@@ -828,7 +848,8 @@ def _evaluate(r) -> ParallelResults:
             grid["decode_tokens_per_s_gpu"] = batch[:, None] / (grid["decode_time_bound"] * par.replica_gpus)
             out.decode[acc] = grid
             gpus, tp, pp = min_gpus_to_fit(q, dict(base, c=c_held), model, batch, ctx,
-                                           stage_capacity(hw, model, spec.precision, ctx))
+                                           stage_capacity(hw, model, spec.precision, ctx),
+                                           b_at=held_b_at(env, spec.precision))
             out.min_gpus[acc] = gpus
             out.min_layout[acc] = [[(int(tp[i, j]), int(pp[i, j])) if tp[i, j] else None for j in range(shape[1])]
                                    for i in range(shape[0])]

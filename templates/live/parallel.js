@@ -654,6 +654,14 @@ const GR_PARALLEL = (() => {
           comm_hbm_crossover_batch: rv.map(v => call("comm_hbm_crossover_batch", v))};
       }
       if (w.decode_batch.length && w.decode_context.length) {
+        // layout.held_b_at: the bytes per weight a GPU of tp holds where the precision differs by tensor class (what
+        // tp holds whole in its own formats), else the base's b
+        const nXc = routedParameters(env.card || env.values, env.pc, env.accounting);
+        const heldB = tp => {
+          if (!env.perClass) return {};
+          const c = layoutSlice(m, {tp: tp, pp: 1, ep: 1}, inp.precision, t), card = env.card || env.values;
+          return {b: M.meanBytes(env.wb, card.N - nXc, nXc, 0.0, c.copies, c.copiesBytes)};
+        };
         const points = grid2(w, (b, s) => {
           const g = env.at(b, s), v = atBatch(Object.assign({}, base, {S: g.S, c: g.c, d_h: g.d_h}), atLayout, b);
           const x = {};
@@ -668,7 +676,7 @@ const GR_PARALLEL = (() => {
             return call("memory_per_gpu", Object.assign({}, base, {c: cHeld, n_TP: l[2], n_PP: pipelineSplit(m.layers, l[1]), n_St: l[1],
               n_EP: 1.0, rho_x: 0.0, s_kv: m.attention.kind === "mla" ? 1.0 : Math.min(l[2], m.kv_heads), B: b, S: s,
               N_R: M.tpCopies(M.parameterCount(m), l[2], m.attention.kind === "mla" ? 1.0 : Math.min(l[2], m.kv_heads)),
-              n_PW: room.n_PW, n_PK: room.n_PK})) <= room.C;
+              n_PW: room.n_PW, n_PK: room.n_PK}, heldB(l[2]))) <= room.C;
           });
           x.min_gpus_to_fit = fit ? fit[0] : null;
           return x;
