@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 from genreport.formulas import portable
@@ -52,11 +53,13 @@ class ParameterCount:
     replicated_attention: int = 0  # of ``replicated``, those in the attention class
     kv_projections: int = 0  # the K and V projections and their biases (in attention), 0 for MLA
 
-    def tp_copies(self, tp: int, s_kv: float) -> float:
+    def tp_copies(self, tp: int, s_kv: float, b_t: float = 1.0, b_d: float = 1.0) -> float:
         """N_R [1]: the parameters tensor parallelism over ``tp`` GPUs adds to one replica by holding some whole on
         every GPU, N_u (n_TP - 1) + N_k (n_TP / s_kv - 1): the ``replicated`` ones on all tp GPUs, the K and V
-        projections on tp / s_kv GPUs each (s_kv = min(tp, H_kv)); 0 on one GPU."""
-        return float(self.replicated * (tp - 1) + self.kv_projections * (tp / s_kv - 1))
+        projections on tp / s_kv GPUs each (s_kv = min(tp, H_kv)); 0 on one GPU.  With the attention and default
+        classes' bytes per weight ``b_t``, ``b_d``: their bytes (:func:`tp_copies_of`)."""
+        return tp_copies_of(self.replicated_attention, self.replicated - self.replicated_attention,
+                            self.kv_projections, tp, s_kv, b_t, b_d)
 
     @property
     def total(self) -> int:
@@ -76,6 +79,13 @@ class ParameterCount:
     @property
     def ffn_share_of_blocks(self) -> float:
         return (self.ffn_dense + self.experts_routed + self.experts_shared) / self.blocks
+
+
+def tp_copies_of(attention, default, kv, tp: int, s_kv: float, b_t: float = 1.0, b_d: float = 1.0) -> float:
+    """What tensor parallelism over ``tp`` GPUs adds by holding ``attention`` and ``default`` parameters (b_t and b_d
+    bytes each) whole on every GPU and ``kv`` K/V-projection parameters on tp / s_kv GPUs: (attention b_t + default
+    b_d) (tp - 1) + kv b_t (tp / s_kv - 1); parameters with unit bytes (N_R), a model's or one pipeline stage's."""
+    return float((attention * b_t + default * b_d) * (tp - 1) + kv * b_t * (tp / s_kv - 1))
 
 
 def _ffn_matrices(kind: str) -> int:
@@ -109,8 +119,9 @@ def tp_replicated_params(m, moe_layers: int, shared_blocks: int) -> tuple[int, i
     """(replicated, of them attention's, K and V projections) of model spec ``m``: what tensor parallelism does not
     split, as vLLM, SGLang and TensorRT-LLM shard a checkpoint.
 
-    Every GPU of the group holds whole: the norms (the per-head q/k norms too), the MoE router (vLLM's ``gate = ReplicatedLinear``), MLA's down-projections q_a_proj and
-    kv_a_proj_with_mqa with the latent norms after them (ReplicatedLinear: the latent is every head's), and a
+    Every GPU of the group holds whole: the norms (the per-head q/k norms too), the MoE router (vLLM's ``gate =
+    ReplicatedLinear``), MLA's down-projections q_a_proj and kv_a_proj_with_mqa with the latent norms after them
+    (ReplicatedLinear: the latent is every head's), and a
     row-parallel layer's bias (RowParallelLinear keeps the whole output_size bias on every rank: the attention
     output's, a dense FFN's or shared expert's down-projection's).  The K and V projections of a GQA or MHA layer
     split by KV head: past n_TP = H_kv each GPU holds one whole head (QKVParallelLinear's num_kv_head_replicas =
@@ -148,8 +159,10 @@ def moe_layer_count(m) -> int:
     return (m.layers - m.moe.first_dense_layers) // max(1, m.moe.layer_step)
 
 
+@lru_cache(maxsize=256)
 def parameter_count(m) -> ParameterCount:
-    """Parameters of model spec ``m`` by matrix, from its shapes."""
+    """Parameters of model spec ``m`` by matrix, from its shapes.  Remembered per model (a frozen Model; the layout
+    searches ask for it at each candidate: 1,785 times in one DeepSeek-V3 evaluation)."""
     d, L = m.hidden_size, m.layers
     emb = m.vocab_size * d
     head = 0 if m.tied_embeddings else m.vocab_size * d

@@ -71,9 +71,8 @@ def layout_slice(model: Model, layout: Parallelism | None, precision=None) -> Sl
         pc = arch.parameter_count(model)
         copies = pc.tp_copies(par.tp, s_kv)
         if precision is not None and not precision.uniform:
-            b_t, b_d = precision.class_bytes("attention"), precision.class_bytes("default")
-            copies_bytes = ((pc.replicated_attention * b_t + (pc.replicated - pc.replicated_attention) * b_d)
-                            * (par.tp - 1) + pc.kv_projections * b_t * (par.tp / s_kv - 1))
+            copies_bytes = pc.tp_copies(par.tp, s_kv, precision.class_bytes("attention"),
+                                        precision.class_bytes("default"))
     return Slice(par.tp, par.pp, par.ep, s_kv, pipeline_split(model.layers, par.pp), par.redundant_experts,
                  model.moe.experts if model.moe else 0, copies, copies_bytes)
 

@@ -324,8 +324,8 @@ class StageParts:
     def copies_bytes(self, i: int, tp: int, s_kv: float, b_t: float, b_d: float) -> float:
         """The bytes tensor parallelism over ``tp`` GPUs adds to stage ``i`` by holding its replicated parameters whole
         on each GPU (ParameterCount.tp_copies, the attention class in b_t, the default in b_d)."""
-        return ((self.replicated_attention[i] * b_t + self.replicated_default[i] * b_d) * (tp - 1)
-                + self.kv_projections[i] * b_t * (tp / s_kv - 1))
+        return arch.tp_copies_of(self.replicated_attention[i], self.replicated_default[i], self.kv_projections[i], tp,
+                                 s_kv, b_t, b_d)
 
 
 @lru_cache(maxsize=256)
