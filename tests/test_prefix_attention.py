@@ -162,10 +162,10 @@ def test_the_prefix_rows_compute_batch_is_whole_prompts_before_and_the_chapters_
     assert "a replica's compute keeps 305 → 539 sequences at the TPOT target" in row["ends"]
     assert cached["uncached_share"] == 0.5 and plain["prefix_hit"] == 0.0
     text = words(evaluated(spec, hit), "s9_serving")
-    assert "at least 73.7 ms at this layout for a whole prompt (the rows' TTFT; its 50% the prefix cache leaves " \
-           "takes 37.5 ms, the prefix caching row below)" in text
+    assert "at least 37.5 ms at this layout for the 50% of a prompt the prefix cache leaves (the rows' TTFT; a " \
+           "whole prompt takes 73.7 ms, the prefix caching row below)" in text
     assert "its prompt's 50% the prefix cache leaves, which attends to the cached part too" in text
-    assert "at this layout for a whole prompt" not in words(evaluated(spec), "s9_serving")
+    assert "the prefix cache leaves (the rows' TTFT" not in words(evaluated(spec), "s9_serving")
 
 
 GEMMA_L40S = """\

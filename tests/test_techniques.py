@@ -530,7 +530,7 @@ def test_the_chunked_row_says_its_chunks_carry_what_the_prefix_cache_leaves():
         return next(x for x in r.serving["techniques"]["rows"] if x["technique"] == "chunked prefill")
 
     row = chunked(["serving.prefix_hit=0.3"])
-    assert row["setting"].endswith(", of the 70% of the prompt the prefix cache leaves (its TTFT before and after counts that row's hit)")
+    assert row["setting"].endswith(", of the 70% of the prompt the prefix cache leaves (its TTFT, before and after, is that part's, as the rows')")
     assert "prefix cache" not in chunked(["serving.prefix_hit=0"])["setting"]
 
 

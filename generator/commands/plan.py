@@ -87,6 +87,11 @@ def _parser() -> argparse.ArgumentParser:
                    help="longest time per output token (the request's slowest decode round), e.g. 50ms (--latency "
                         "is the same option)")
     p.add_argument("--ttft", metavar="TIME", help="longest time to first token, e.g. 2s")
+    p.add_argument("--prefix-hit", default=None, metavar="SHARE",
+                   help="the share of each prompt a prefix cache already holds, from 0 to below 1 (e.g. 0.5 or 50%%), "
+                        "as serving.prefix_hit: each row's TTFT, prefill and $/M in are the prompt's uncached part's, "
+                        "and the compute the prompts take at the TPOT target is that part's (default: a report "
+                        "spec's, else 0)")
     p.add_argument("--weights", "--precision", dest="weights", default=None, metavar="LIST",
                    help="weight formats to try (default: the checkpoint's own, 'checkpoint' where the model spec "
                         "gives checkpoint_precision, else bf16, and fp8 for a 16-bit model of 8B parameters or more; "
@@ -212,6 +217,20 @@ def _count(option: str, text: str | None, hint: str, noun: str = "tokens") -> in
         return tokens(text, noun)
     except ValueError as exc:
         raise _err(f"{option} {text}", str(exc), hint) from None
+
+
+def _share(option: str, text: str | None) -> float | None:
+    """A share from 0 to below 1 from ``text`` ('0.5' or '50%'), as serving.prefix_hit is read."""
+    if text is None:
+        return None
+    raw = text.strip()
+    try:
+        value = float(raw[:-1]) / 100 if raw.endswith("%") else float(raw)
+    except ValueError:
+        value = math.nan
+    if not 0 <= value < 1:
+        raise _err(f"{option} {text}", "is not a share from 0 to below 1", "write e.g. 0.5 or 50%")
+    return value
 
 
 def _formats(option: str, text: str, allowed) -> list[str]:
@@ -481,12 +500,15 @@ def main(argv: list[str]) -> int:
     gpus = [dataclasses.replace(g, price_per_hour=prices.get(g.name, prices.get(ref, g.price_per_hour)))
             if not is_own or g.name in given or ref in given else g
             for g, ref, is_own in zip(gpus, refs, mine, strict=True)]
-    # a report spec's prefix cache: its prompts' uncached part is prefilled (the chapter's compute_batch takes it)
+    # a prefix cache (--prefix-hit, else a report spec's): its prompts' uncached part is prefilled, as the chapter's
+    # rows and compute batch take it
+    hit = _share("--prefix-hit", args.prefix_hit)
+    hit = hit if hit is not None else asked["shape"].prefix_hit if asked else 0.0
     # output 1 with a prompt given (on the command line or by the spec's serving block): the prompt alone is the
     # request, priced by its prefill (a 32k-token classification ranked by $/M output tokens named a layout of 72
     # B200s whose prompts cost 3.8x those of 16, QA); --context alone, or nothing, is decode at that context
     alone = output == 1 and (args.prompt is not None or bool(asked) and args.context is None)
-    shape = Shape(prompt, output, ttft, users, asked["shape"].prefix_hit if asked else 0.0, prefill_only=alone)
+    shape = Shape(prompt, output, ttft, users, hit, prefill_only=alone)
     priced = all(g.price_per_hour for g in gpus)
     order = ("cost" if priced else "speed") if args.sort == "auto" else args.sort  # the table's, for every GPU
     results = []
@@ -518,6 +540,7 @@ def main(argv: list[str]) -> int:
     if args.format == "json":
         doc = {"model": model.name, "hardware": ",".join(g.name for g in gpus), "context": context, "batch": batch,
                "prompt": prompt, "output": output, "users": users, "tpot": tpot, "latency": tpot, "ttft": ttft,
+               "prefix_hit": shape.prefix_hit,
                "memory_reserve": engine["memory_reserve"], "memory_reserve_bytes": engine["memory_reserve_bytes"],
                "prices": {g.name: g.price_per_hour for g in gpus},
                "board_watts": {g.name: g.power_watts for g in gpus}, "sorted_by": result.estimate,
@@ -614,6 +637,7 @@ def render_table(result, model, gpus, batch: int, context: int, tpot: float | No
         limit = len(result.rows)
     gpus = gpus if isinstance(gpus, list | tuple) else [gpus]
     shape = shape or type("S", (), {"prompt": context, "output": 1, "ttft": None, "users": None})()
+    hit = getattr(shape, "prefix_hit", 0.0)  # a prefix cache's share of each prompt (Shape.prefix_hit)
     from genreport.present import fmt
 
     targets = [f"TTFT <= {fmt.time(shape.ttft)}" if shape.ttft else "", f"TPOT <= {fmt.time(tpot)}" if tpot else ""]
@@ -625,8 +649,9 @@ def render_table(result, model, gpus, batch: int, context: int, tpot: float | No
     tc = round_context(model, shape.prompt, shape.output)
     where = (f"last context {context:,}: TPOT and capacity there" if tc == context else
              f"TPOT at context {tc:,}, the end of a chunk, its slowest round; capacity at its last, {context:,}")
+    cached = f", {fmt.share(hit)} of each prompt in a prefix cache" if hit else ""
     lines = [f"{model.title} on {', '.join(g.title for g in gpus)}: requests of {shape.prompt:,} prompt + "
-             f"{shape.output:,} generated token{'s' if shape.output != 1 else ''} ({where}), up to {batch:,} per "
+             f"{shape.output:,} generated token{'s' if shape.output != 1 else ''} ({where}{cached}), up to {batch:,} per "
              "replica"
              + (f" and at most {gpus[0].max_sequences:,} at once (the engine's max_sequences, vLLM's max_num_seqs: "
                 "limit 'engine' where it stops the batch)" if 0 < gpus[0].max_sequences < batch else "")
@@ -791,7 +816,10 @@ def render_table(result, model, gpus, batch: int, context: int, tpot: float | No
                      "tok/s per user), --tpot checking the last context's round, all GPUs counted; pools win: yes where "
                      "the pools serve more tok/s per GPU at the targets")
     lines.append("batch: sequences per replica (tp x pp GPUs; with data-parallel attention each of the dp replicas "
-                 "of the expert group runs its own); TTFT: one prompt alone on the replica; TPOT: the request's "
+                 "of the expert group runs its own); TTFT: one prompt alone on the replica"
+                 + (f" (the {fmt.share(1 - hit)} of it a prefix cache leaves, attending to the cached "
+                    f"{fmt.share(hit)}; $/M in and the prompts' compute likewise)" if hit else "")
+                 + "; TPOT: the request's "
                  "slowest decode round; E2E: TTFT + the decode rounds (closed form); tok/s/GPU: output tokens over "
                  "the decode rounds, the prompts' prefills apart ($/1k req adds them); max "
                  "conc.: sequences of the last context all replicas hold; $/1k req: a thousand requests, their prompts "

@@ -76,7 +76,8 @@ def frontier(spec, chapter_batches=(), max_gpus: int = MAX_GPUS) -> dict | None:
                 cost = first[2].at_layout(par.ep, par.tp) if hasattr(first[2], "at_layout") else first[2]
                 heads[(par.ep, par.tp)] = (first[0], first[1], cost, *first[3:])
             spec_in = heads[(par.ep, par.tp)]
-        probe = layout_probe(model, hw, prec, par, sv.prompt, sv.output, acc, env, spec_in, memo)  # what it holds
+        # what it holds, and its TTFT: the prompt's uncached part (serving.prompt_prefill), as the chapter's rows
+        probe = layout_probe(model, hw, prec, par, sv.prompt, sv.output, acc, env, spec_in, memo, sv.prefix_hit)
         cap = int(min(probe["capacity_batch"], MAX_BATCH))
         if not titled and (not probe["weights_fit"] or cap < 1):
             no_fit += 1
@@ -91,7 +92,7 @@ def frontier(spec, chapter_batches=(), max_gpus: int = MAX_GPUS) -> dict | None:
     # every layout's curve at once (serving.curves: each formula evaluated over all the layouts)
     plain = serving_curves(model, hw, prec, [(par, _batches(runs, chapter_batches), None)
                                              for par, titled, cap, runs, _, _ in kept], sv.prompt, sv.output, acc, env,
-                           memo=memo)
+                           memo=memo, prefix_hit=sv.prefix_hit)
     spec_rows = _speculative_curves(spec, env, kept, chapter_batches, memo) if sv.speculative is not None else {}
     for (par, titled, cap, runs, spec_in, _probe), c in zip(kept, plain, strict=True):
         b_p = compute_batch(env, par, sv.prompt, sv.output, sv.tpot, sv.prefix_hit)
@@ -188,7 +189,7 @@ def _speculative_curves(spec, env, kept: list, chapter_batches, memo=None) -> di
         if cap >= 1:
             todo.append((par, _batches(runs, chapter_batches), spec_in))
     made = serving_curves(spec.model, spec.hardware, spec.precision, todo, sv.prompt, sv.output, spec.accounting, env,
-                          memo=memo)
+                          memo=memo, prefix_hit=sv.prefix_hit)
     for (par, _, _), c in zip(todo, made, strict=True):
         row = out[par]
         row["batch"] = [int(b) for b in c["batch"]]

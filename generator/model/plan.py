@@ -38,7 +38,6 @@ from genreport.model.layout import (
     layout_base,
     layout_values,
     min_gpus_to_fit,
-    occupancy,
     prompt_rate,
     stage_capacity,
     tp_choices,
@@ -54,6 +53,7 @@ from genreport.model.serving import (
     last_context,
     node_busy_gpus,
     prompt_cache_c,
+    prompt_prefill,
     round_context,
     round_values,
     usd_per_mtok,
@@ -377,8 +377,8 @@ class Shape:
     output: int = 1
     ttft: float | None = None  # s
     users: int | None = None
-    # the share of each prompt a prefix cache holds (serving.prefix_hit, a report spec's): its prefill is the rest
-    # (compute_batch's F_r); plan's own command line has none
+    # the share of each prompt a prefix cache holds (serving.prefix_hit, plan --prefix-hit): its TTFT, its prefill's
+    # occupancy (serving.prompt_prefill) and compute_batch's F_r are the rest's
     prefix_hit: float = 0.0
     # a request of its prompt alone (output 1 asked for: a classification, a scoring, a prefill-only service): its
     # cost is its prompt's prefill, which 'cost' ranks; else output 1 reads as decode at the prompt's context (plan
@@ -648,12 +648,10 @@ def _plan_one(q, env, model, hw, prec, name, par, ctx, batches, latency, account
         lay = env.with_layout(par)
         qid, busy = (("prefill_time_bound", "prefill_pass_bound") if estimate == "bound"
                      else ("prefill_time_serial", "prefill_time_serial"))
-        pre = at_prompt(base, lay, float(shape.prompt))
-        t = float(q[qid](pre))
         # and what the prompt occupies its replica for in a steady state, which prices it (Request.prefill_bound): its
-        # pass through the stages
-        alone = {busy: t if busy == qid else float(q[busy](pre))}
-        return t, float(occupancy(q, (busy,), base, lay, float(shape.prompt), alone)[busy])
+        # pass through the stages; a prefix cache's share of each prompt not prefilled (serving.prompt_prefill)
+        alone, steady = prompt_prefill(q, base, lay, shape.prompt, shape.prefix_hit, (qid,), (busy,))
+        return alone[qid], steady[busy]
 
     ttft, busy = _once(memo, ("ttft",) + key, ttft_part)
     if shape.ttft is not None and not ttft <= shape.ttft:

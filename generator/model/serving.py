@@ -313,11 +313,14 @@ def compute_batch_values(env, par: Parallelism, prompt: int, output: int, tpot: 
 
 
 def request(model: Model, hw: Hardware, precision: Precision, par: Parallelism, batch: int, prompt: int,
-            output: int, accounting: str = "seed", env=None, serial: bool = True) -> Request:
+            output: int, accounting: str = "seed", env=None, serial: bool = True, prefix_hit: float = 0.0) -> Request:
     """The request metrics of ``model`` on ``hw`` laid out as ``par``, ``batch`` sequences per replica.
     ``serial=False`` skips the estimate's busiest expert GPU (costly to count for an MoE at many batches): the
-    bound's numbers are the same, the estimate's are then not stated (nan)."""
-    v = _request_values(model, hw, precision, par, float(batch), prompt, output, accounting, env, serial)
+    bound's numbers are the same, the estimate's are then not stated (nan).  ``prefix_hit``: the share of each
+    prompt a prefix cache holds (serving.prefix_hit): the TTFT and the prefill's occupancy are its uncached part's
+    (:func:`prompt_prefill`)."""
+    v = _request_values(model, hw, precision, par, float(batch), prompt, output, accounting, env, serial,
+                        prefix_hit=prefix_hit)
     ttft_b, ttft_s, cap = v["ttft_bound"], v["ttft_serial"], v["capacity_batch"]
     tpot_b, tpot_s, dec_b, dec_s = (float(v[k]) for k in ("tpot_bound", "tpot_serial", "decode_bound", "decode_serial"))
     return Request(prompt, output, batch, par.replica_gpus, ttft_b, ttft_s, tpot_b, tpot_s, dec_b, dec_s,
@@ -326,7 +329,7 @@ def request(model: Model, hw: Hardware, precision: Precision, par: Parallelism, 
 
 def curve(model: Model, hw: Hardware, precision: Precision, par: Parallelism, batches, prompt: int, output: int,
           accounting: str = "seed", env=None, serial: bool = True, speculative: tuple | None = None,
-          memo: dict | None = None) -> dict:
+          memo: dict | None = None, prefix_hit: float = 0.0) -> dict:
     """The request metrics of :func:`request` at many batches per replica at once: ``tpot_*`` [s],
     ``tokens_per_s_user_*`` and ``tokens_per_s_gpu_*`` [token/s] as arrays over ``batches`` (the same numbers
     :meth:`Request.per_user` and :meth:`Request.per_gpu` give at each), with ``ttft_*`` [s],
@@ -342,18 +345,19 @@ def curve(model: Model, hw: Hardware, precision: Precision, par: Parallelism, ba
 
     ``memo``: a dict kept over calls with the same ``env`` (the frontier's layouts), which holds each layout's
     numbers that no batch changes (:func:`_layout_part`) so that a second curve of the layout does not count them
-    again (:func:`probe`: what a layout holds, without its rounds)."""
+    again (:func:`probe`: what a layout holds, without its rounds).  ``prefix_hit``: as :func:`request`'s."""
     return curves(model, hw, precision, [(par, batches, speculative)], prompt, output, accounting, env, serial,
-                  memo)[0]
+                  memo, prefix_hit)[0]
 
 
 def curves(model: Model, hw: Hardware, precision: Precision, items, prompt: int, output: int,
-           accounting: str = "seed", env=None, serial: bool = True, memo: dict | None = None) -> list[dict]:
+           accounting: str = "seed", env=None, serial: bool = True, memo: dict | None = None,
+           prefix_hit: float = 0.0) -> list[dict]:
     """:func:`curve` of each (layout, batches, speculative) of ``items``, its formulas evaluated once over all the
     layouts (generator/model/stacked.py: each layout's numbers as its own call gives them)."""
     bs = [np.asarray(batches, dtype=float) for _, batches, _ in items]
     vs = _requests_values(model, hw, precision, [(par, b, sp) for (par, _, sp), b in zip(items, bs, strict=True)],
-                          prompt, output, accounting, env, serial, memo)
+                          prompt, output, accounting, env, serial, memo, prefix_hit)
     return [_curve_of(v, b, output, par, speculative) for v, b, (par, _, speculative) in zip(vs, bs, items, strict=True)]
 
 
@@ -407,22 +411,40 @@ def speculative_at(model: Model, hw: Hardware, precision: Precision, par: Parall
     return {**numbers("bound"), "serial": numbers("serial")}
 
 
+def prompt_prefill(q, base: dict, lay, prompt: int, prefix_hit: float = 0.0,
+                   qids=("prefill_time_bound", "prefill_pass_bound", "prefill_time_serial"),
+                   busy=("prefill_pass_bound", "prefill_time_serial")) -> tuple[dict, dict]:
+    """(each of ``qids`` for one prompt alone, each of ``busy`` at what the prompt occupies its replica for in a
+    steady state: its pass through the stages, every replica of a wider expert group prefilling, layout.occupancy)
+    at the layout values ``base`` and ``lay``.  ``prefix_hit``: the share of the prompt a prefix cache holds
+    (serving.prefix_hit): the rest, max(T_in (1 - h_p), 1) tokens, is prefilled, attending to the cached positions
+    too (layout.at_prompt's ``cached``: (1 + h_p) / (1 - h_p) the attention of a fresh prompt of as many tokens,
+    windows counted); the prefix's KV reads are left out, so it stays a bound.  The weights are still read once and
+    the collectives still run: a 99% hit does not make the first token 100 times sooner.  The one place a request's
+    TTFT and prefill are counted: the serving chapter's rows, plan, the frontier, and the prefix caching row's
+    before (``prefix_hit`` 0)."""
+    tokens = max(float(prompt) * (1 - prefix_hit), 1.0) if prefix_hit > 0 else float(prompt)
+    cached = float(prompt) * prefix_hit
+    pre = at_prompt(base, lay, tokens, cached=cached)
+    alone = {qid: float(q[qid](pre)) for qid in dict.fromkeys((*qids, *busy))}  # the occupancy's too
+    return alone, {k: float(np.ravel(x)[0]) for k, x in occupancy(q, busy, base, lay, tokens, alone, cached).items()}
+
+
 def _layout_part(q, env, model: Model, hw: Hardware, precision: Precision, par: Parallelism, prompt: int, output: int,
-                 accounting: str, memo: dict | None) -> dict:
+                 accounting: str, memo: dict | None, prefix_hit: float = 0.0) -> dict:
     """A request's numbers at a layout that no batch changes (TTFT, the values at the last context, the capacity, the
-    mean context's c and d_h, whether the weights fit), kept in ``memo`` (None: none) by layout and request."""
-    key = ("layout", par, prompt, output)
+    mean context's c and d_h, whether the weights fit), kept in ``memo`` (None: none) by layout and request.
+    ``prefix_hit``: the TTFT and the prefill's occupancy are the prompt's uncached part's (:func:`prompt_prefill`)."""
+    key = ("layout", par, prompt, output, prefix_hit)
     if memo is not None and key in memo:
         return memo[key]
     links, base, usable = layout_base(env, model, hw, precision, par, accounting)  # C: this layout's own memory
     lay = env.with_layout(par)
     last = float(last_context(prompt, output))
-    pre = at_prompt(base, lay, float(prompt))
-    alone = {qid: float(q[qid](pre)) for qid in ("prefill_time_bound", "prefill_pass_bound", "prefill_time_serial")}
+    alone, busy = prompt_prefill(q, base, lay, prompt, prefix_hit)
     ttft_b, ttft_s = alone["prefill_time_bound"], alone["prefill_time_serial"]
     # a prompt's occupancy of its replica in a steady state (Request.prefill_bound): its pass through the stages
-    busy_b, busy_s = (float(x) for x in occupancy(q, ("prefill_pass_bound", "prefill_time_serial"), base, lay,
-                                                     float(prompt), alone).values())
+    busy_b, busy_s = busy["prefill_pass_bound"], busy["prefill_time_serial"]
     g = env.at(context=last)
     cv = dict(held_at(base, hw, model, precision, par, np.float64(last), np.float64(np.ravel(g["c"])[0])),
               d_h=np.float64(np.ravel(g["d_h"])[0]))
@@ -447,22 +469,23 @@ def _layout_part(q, env, model: Model, hw: Hardware, precision: Precision, par: 
 
 def _request_values(model: Model, hw: Hardware, precision: Precision, par: Parallelism, batch, prompt: int,
                     output: int, accounting: str, env, serial: bool, speculative: tuple | None = None,
-                    memo: dict | None = None) -> dict:
+                    memo: dict | None = None, prefix_hit: float = 0.0) -> dict:
     """The numbers of :func:`request` at ``batch`` (a float or an array of batches per replica); with
     ``speculative``, :func:`curve`'s speed-ups at the last and the mean context and the capacity beside a draft
     ``memo``: see :func:`curve`."""
     return _requests_values(model, hw, precision, [(par, batch, speculative)], prompt, output, accounting, env, serial,
-                            memo)[0]
+                            memo, prefix_hit)[0]
 
 
 def _requests_values(model: Model, hw: Hardware, precision: Precision, items, prompt: int, output: int,
-                     accounting: str, env, serial: bool, memo: dict | None = None) -> list[dict]:
+                     accounting: str, env, serial: bool, memo: dict | None = None,
+                     prefix_hit: float = 0.0) -> list[dict]:
     """:func:`_request_values` of each (layout, batch, speculative) of ``items``, each round formula evaluated once
     over all of them (stacked.over)."""
     q = load()
     env = env or make_env(hw, model, precision, accounting)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        parts = [_layout_part(q, env, model, hw, precision, par, prompt, output, accounting, memo)
+        parts = [_layout_part(q, env, model, hw, precision, par, prompt, output, accounting, memo, prefix_hit)
                  for par, _, _ in items]
         vs = [at_batch(part["read"], part["lay"], batch, busiest=serial)  # the step reads; cv holds
               for part, (_, batch, _) in zip(parts, items, strict=True)]
@@ -534,13 +557,14 @@ def _draft_capacity(q, speculative, cv, par: Parallelism, cap: float, memo: dict
 
 
 def probe(model: Model, hw: Hardware, precision: Precision, par: Parallelism, prompt: int, output: int,
-          accounting: str, env, speculative: tuple | None = None, memo: dict | None = None) -> dict:
+          accounting: str, env, speculative: tuple | None = None, memo: dict | None = None,
+          prefix_hit: float = 0.0) -> dict:
     """What a layout holds of a request, no batch asked: :func:`curve`'s ``capacity_batch``, ``weights_fit`` and
     ``ttft_bound`` (and ``capacity_batch_speculative`` with ``speculative``), the same numbers, without its rounds
     (the frontier's test of each layout before its curve; ``memo`` as :func:`curve`'s)."""
     q = load()
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        part = _layout_part(q, env, model, hw, precision, par, prompt, output, accounting, memo)
+        part = _layout_part(q, env, model, hw, precision, par, prompt, output, accounting, memo, prefix_hit)
         cap = part["cap"]
         out = {"ttft_bound": part["ttft_bound"], "weights_fit": part["fit"],
                "capacity_batch": max(cap, 0.0) if math.isfinite(cap) else 0.0}

@@ -201,7 +201,7 @@ def batches(spec, env=None) -> tuple:
     sv, hw, model, prec, acc = spec.serving, spec.hardware, spec.model, spec.precision, spec.accounting
     par = spec.parallelism or Parallelism()
     env = env if env is not None else make_env(hw, model, prec, acc)
-    one = request(model, hw, prec, par, 1, sv.prompt, sv.output, acc, env)
+    one = request(model, hw, prec, par, 1, sv.prompt, sv.output, acc, env, prefix_hit=sv.prefix_hit)
     cap = int(min(one.capacity_batch, 65536))
     if sv.speculative is not None and sv.speculative.draft is not None:  # the draft's weights and cache share it
         from genreport.model.draft import replica_capacity
@@ -296,13 +296,14 @@ def report(r, plans: bool = True) -> dict | None:
     rows = [_row(one, price, power, alone_label(par), node)]
     if users_batch is not None and users_batch > 1:
         past = tpot_batch is not None and 0 < tpot_batch < users_batch
-        rows.append(_row(request(model, hw, prec, par, users_batch, sv.prompt, sv.output, acc, env), price,
+        rows.append(_row(request(model, hw, prec, par, users_batch, sv.prompt, sv.output, acc, env,
+                                 prefix_hit=sv.prefix_hit), price,
                          power, users_label(sv.users, par.dp, users_batch, engine_binds)
                          + (USERS_PAST_TPOT if past else ""), node))
     if tpot_batch is not None and tpot_batch > 1 and tpot_batch != users_batch:
         label = tpot_label(tpot_batch, limit, cap, prompts)
-        row = _row(request(model, hw, prec, par, tpot_batch, sv.prompt, sv.output, acc, env), price, power,
-                   label, node)
+        row = _row(request(model, hw, prec, par, tpot_batch, sv.prompt, sv.output, acc, env,
+                           prefix_hit=sv.prefix_hit), price, power, label, node)
         if row["serial"]["tpot"] > sv.tpot:  # the bound's batch: the serial estimate's round is slower than the target
             row["label"] = label + TPOT_MISSED
         rows.append(row)

@@ -617,30 +617,23 @@ def _retire(rate: float, unit: str = "") -> str:
     return fmt.sig3(rate) + unit if math.isfinite(rate) else "without limit (a one-token output has no decode round)"
 
 
-def uncached_prefill(r) -> tuple[float, float]:
-    """(TTFT, occupancy) of a prompt whose prefix the cache holds, strict bounds: its uncached part, max(T_in (1 -
-    h_p), 1) tokens, prefilled alone at the spec's layout (``prefill_time_bound``; the occupancy its pass,
-    ``prefill_pass_bound``, every replica of a wider expert group prefilling: layout.occupancy), as the chapter's TTFT
-    takes the whole prompt.  The weights are still read once and the collectives still run: a 99% hit does not make
-    the first token 100 times sooner.  The uncached tokens attend to the cached prefix too (at_prompt's ``cached``:
-    (1 + h_p) / (1 - h_p) the attention of a fresh prompt of as many tokens, windows counted); the prefix's KV reads
-    are left out, so it stays a bound."""
+def whole_prefill(r) -> tuple[float, float]:
+    """(TTFT, occupancy), strict bounds, of the whole prompt prefilled alone at the spec's layout, as without a prefix
+    cache: the prefix caching row's before.  The chapter's rows take the prompt's uncached part
+    (serving.prompt_prefill with serving.prefix_hit), which is the row's after."""
     from genreport.load.spec import Parallelism
     from genreport.model.env import make_env
-    from genreport.model.layout import at_prompt, layout_base, occupancy
+    from genreport.model.layout import layout_base
+    from genreport.model.serving import prompt_prefill
 
     spec, sv = r.spec, r.spec.serving
     par = spec.parallelism or Parallelism()
     env = make_env(spec.hardware, spec.model, spec.precision, spec.accounting)
     _, base, _ = layout_base(env, spec.model, spec.hardware, spec.precision, par, spec.accounting)
-    lay = env.with_layout(par)
-    tokens = max(float(sv.prompt) * (1 - sv.prefix_hit), 1.0)
-    cached = float(sv.prompt) * sv.prefix_hit
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        pre = at_prompt(base, lay, tokens, cached=cached)
-        alone = {"prefill_pass_bound": float(r.q["prefill_pass_bound"](pre))}
-        busy = occupancy(r.q, ("prefill_pass_bound",), base, lay, tokens, alone, cached)["prefill_pass_bound"]
-        return float(r.q["prefill_time_bound"](pre)), float(np.ravel(busy)[0])
+        alone, busy = prompt_prefill(r.q, base, env.with_layout(par), sv.prompt, 0.0, ("prefill_time_bound",),
+                                     ("prefill_pass_bound",))
+    return alone["prefill_time_bound"], busy["prefill_pass_bound"]
 
 
 def _chunked_prefill(r, env: dict, batch: float, last: float, t_dec: float, b: dict, ttft_h: float,
@@ -681,9 +674,9 @@ def _chunked_prefill(r, env: dict, batch: float, last: float, t_dec: float, b: d
                          if mix["C_p"] > 0
                          else ", no room for a prompt chunk")
                       # the chunks carry the prompt's uncached part: its TTFT takes the prefix cache's hit too
-                      + (f", of the {_pool_share(1 - sv.prefix_hit)} of the prompt the prefix cache leaves (its TTFT "
-                         "before and after counts that row's hit)" if sv.prefix_hit > 0 and mix["C_p"] > 0 else ""),
-           # the TTFT of the prompt's uncached part (the prefix caching row's), the part the chunks carry, times
+                      + (f", of the {_pool_share(1 - sv.prefix_hit)} of the prompt the prefix cache leaves (its TTFT, "
+                         "before and after, is that part's, as the rows')" if sv.prefix_hit > 0 and mix["C_p"] > 0 else ""),
+           # the TTFT of the prompt's uncached part (the rows'), the part the chunks carry, times
            # chunked over alone (a 70% hit's chunked row once read the whole prompt's 3.57 s), and at least the
            # steps its chunks ride in, each the row's TPOT (a 99.9% hit's once read 0.03 ms beside 26.8 ms steps);
            # before, that uncached part alone: the row is chunking's alone (a review found it the whole prompt's,
@@ -736,8 +729,6 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
     mean = float(sv.prompt) + float(sv.output) / 2
     b = base["bound"]
     ttft, tpot, per_gpu, usd = b["ttft"], b["tpot"], b["tokens_per_s_gpu"], b["usd_per_mtok_out"]
-    # the prompt's uncached part alone at the layout (uncached_prefill), the whole prompt's without a prefix cache
-    ttft_h, busy_h = uncached_prefill(r) if sv.prefix_hit > 0 else (ttft, b["prefill"])
     # the chapter's rates and sequence counts are one replica's, with or without a target: its GPUs stated once
     rows, blocks, numbers = [], {}, {"replica_gpus": _replica_gpus(r)}
     env = _inputs(r, batch, last)
@@ -828,7 +819,7 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
     # decode users pay 4.34x" beside "256 decode tokens" for a request that decodes nothing)
     stages = r.spec.parallelism.pp if r.spec.parallelism is not None else 1
     if not one_token:
-        row, row_blocks, row_numbers = _chunked_prefill(r, env, batch, last, t_dec, b, ttft_h, stages)
+        row, row_blocks, row_numbers = _chunked_prefill(r, env, batch, last, t_dec, b, ttft, stages)
         rows.append(row)
         blocks.update(row_blocks)
         numbers.update(row_numbers)
@@ -913,7 +904,7 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
                 f"→ {cap1 or 0:,.0f} ({_held_once(env_h['c_s'])})")
         if b_p0 is not None:
             ends += (f"; a replica's compute keeps {b_p0:,} → {b_p1:,} sequences at the TPOT target with their "
-                     "prompts' prefills (the compute batch above counts the hit)")
+                     "prompts' prefills (the rows above count the hit)")
         roof0 = None
         if one_token and numbers.get("goodput_rate_compute"):  # a prefill-only service: the cache lifts its roof
             roof0 = physical("goodput_rate_compute", _eval(r, "goodput_rate_compute", {
@@ -922,12 +913,16 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
             if roof0 is not None:
                 ends += (f"; the compute roof {fmt.num(roof0)} → {fmt.num(numbers['goodput_rate_compute'])} "
                          "requests/s per replica (a prompt's uncached part prefilled, the goodput's ceiling below)")
+        # before: the whole prompt, as without the cache; after: the rows', its uncached part (serving.prompt_prefill)
+        ttft0, busy0 = whole_prefill(r)
         rows.append({"technique": "prefix caching", "setting": f"{_pool_share(sv.prefix_hit)} of each prompt cached",
-                     "ttft": (ttft, ttft_h), "tpot": (tpot, tpot), "per_gpu": (per_gpu, per_gpu),
-                     "usd": (usd, usd), "gain": ttft / ttft_h, "ends": ends,
-                     "note": "TTFT: the prompt's uncached part alone at the layout, its weights still read once"})
-        numbers.update({"prefix_capacity_before": cap0, "prefix_capacity_after": cap1, "prefix_ttft": ttft_h,
-                        "prefix_prefill": busy_h, "prefix_compute_batch_before": b_p0,
+                     "ttft": (ttft0, ttft), "tpot": (tpot, tpot), "per_gpu": (per_gpu, per_gpu),
+                     "usd": (usd, usd), "gain": ttft0 / ttft, "ends": ends,
+                     "note": "TTFT: the whole prompt against its uncached part alone at the layout (the rows'), "
+                             "its weights still read once"})
+        numbers.update({"prefix_capacity_before": cap0, "prefix_capacity_after": cap1, "prefix_ttft": ttft,
+                        "prefix_prefill": b["prefill"], "prefix_ttft_before": ttft0, "prefix_prefill_before": busy0,
+                        "prefix_compute_batch_before": b_p0,
                         **({"prefix_compute_roof_before": roof0} if roof0 is not None else {})})
 
     # prefill/decode disaggregation (none where a request generates one token: its first token is the prefill's, no
@@ -961,18 +956,18 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
             d_tpot, d_gpu, d_user = req.tpot_bound, req.per_gpu("bound"), req.per_user("bound")
             env_p = _inputs(r, float(d_batch), last)
         t_round = 1.0 / d_user if d_user else d_tpot
-        # a prefill replica prefills the prompt's uncached part (the prefix caching row's, uncached_prefill), as the
+        # a prefill replica prefills the prompt's uncached part (the rows', serving.prompt_prefill), as the
         # chunked row's chunks carry only that part. A busy pool's replica is occupied by a prompt for its steady-state
         # prefill (Request.prefill_bound): its pass through the stages, with an expert group wider than a replica every
         # replica of the group prefilling at once (m_P = n_EP / n_TP); a prompt's own TTFT stays its alone
-        t_prefill = busy_h
+        t_prefill = b["prefill"]
         env_d = dict(env_p, t_pr=t_prefill, t_s=t_round, k_pp=float(stages))
         share = _eval(r, "balanced_prefill_gpus", env_d)
         # what one decode replica retires in the pools: its plain mean round t_s, no chunk riding along (the chunked
         # row's batch_retires_rate takes the step with a chunk)
         pool_rate = _eval(r, "decode_pool_rate", {**env_d, "n_D": 1.0})
         piped = (f", each prefill replica a pipeline of {stages} stages" if stages > 1 else "") + (
-            ", each prompt's uncached part prefilled (its TTFT counts the prefix caching row's hit)" if sv.prefix_hit > 0
+            ", each prompt's uncached part prefilled (as the rows' TTFT)" if sv.prefix_hit > 0
             else "")
         from genreport.model.serving_report import pool_unit_gpus
 
@@ -1059,7 +1054,7 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
                                              {"batch": max(one["batch"], 1), "context": int(last)})
         rows.append({"technique": "prefill/decode disaggregation",
                      "setting": setting,
-                     "ttft": (ttft_h, ttft_h + (t_kv or 0.0)), "tpot": (tpot0, d_tpot),
+                     "ttft": (ttft, ttft + (t_kv or 0.0)), "tpot": (tpot0, d_tpot),
                      "per_gpu": (before, pools_gpu),
                      "usd": (usd * per_gpu / before if usd is not None and before > 0 else None,
                              usd * per_gpu / pools_gpu if usd is not None and pools_gpu > 0 else None),

@@ -225,20 +225,19 @@ const GR_SERVING = (() => {
     // (serving.round_reads: at the slowest round)
     const gr = env.at(1.0, tc);
     const read = Object.assign({}, cv, tc === last ? {c: gr.c} : {S: tc, c: gr.c, d_h: gr.d_h});
-    const pre = P.atPrompt(base, lay, sv.prompt);  // serving._layout_part: one prompt alone, its TTFT
-    const ttft = call("prefill_time_bound", pre), ttftSerial = call("prefill_time_serial", pre);
-    // what a prompt occupies its replica for in a steady state (Request.prefill_bound): its price
-    const steady = P.promptGroup(lay) > 1 ? P.atPrompt(base, lay, sv.prompt, true) : null;
-    const busy = call("prefill_pass_bound", steady || pre);  // its pass through the stages (prefill_pass_bound)
-    // a prompt whose prefix the cache holds: its uncached part alone at the layout (techniques.uncached_prefill)
-    let ttftH = ttft, busyH = busy;
-    if (sv.prefix_hit > 0) {
-      const tokH = pyMax(sv.prompt * (1 - sv.prefix_hit), 1.0), cachedH = sv.prompt * sv.prefix_hit;
-      const preH = P.atPrompt(base, lay, tokH, false, cachedH);
-      ttftH = call("prefill_time_bound", preH);
-      busyH = call("prefill_pass_bound", P.promptGroup(lay) > 1 ? P.atPrompt(base, lay, tokH, true, cachedH) : preH);
+    // one prompt alone, its TTFT, and what it occupies its replica for in a steady state (Request.prefill_bound: its
+    // pass through the stages, its price); of a prompt whose prefix the cache holds, its uncached part, attending to
+    // the cached positions (serving.prompt_prefill)
+    function prefill(hit) {
+      const tk = hit > 0 ? pyMax(sv.prompt * (1 - hit), 1.0) : sv.prompt, cached = sv.prompt * hit;
+      const pre = P.atPrompt(base, lay, tk, false, cached);
+      const steady = P.promptGroup(lay) > 1 ? P.atPrompt(base, lay, tk, true, cached) : null;
+      const t = call("prefill_time_bound", pre), ts = call("prefill_time_serial", pre);
+      return {ttft: t, serial: ts, busy: call("prefill_pass_bound", steady || pre),
+        busySerial: steady ? call("prefill_time_serial", steady) : ts};
     }
-    const busySerial = steady ? call("prefill_time_serial", steady) : ttftSerial;
+    const pf = prefill(sv.prefix_hit);
+    const ttft = pf.ttft, ttftSerial = pf.serial, busy = pf.busy, busySerial = pf.busySerial;
     const power = hw.power_watts, node = hw.node ? hw.node.gpus_per_node : null;
     // the node's GPUs that run replicas (serving.node_busy_gpus): its whole replicas', or a wider replica's GPUs over
     // the nodes it spans
@@ -528,9 +527,9 @@ const GR_SERVING = (() => {
         + ((par.pp || 1) > 1 ? ", " + par.pp + " steps a round (one per micro-batch)" : "") + ": " + commas(batch)
         + (batch === 1 ? " decode token" : " decode tokens") + (cp > 0 ? " and a prompt chunk of " + commas(cp)
           + ((par.pp || 1) > 1 ? " a round" : "") : ", no room for a prompt chunk")
-        + (sv.prefix_hit > 0 && cp > 0 ? ", of the " + poolShare(1 - sv.prefix_hit) + " of the prompt the prefix cache leaves (its TTFT "
-          + "before and after counts that row's hit)" : ""),
-        ttft: [ttftH, ttftRatio !== null ? pyMax(ttftH * ttftRatio, uncached / cp * tp0 * cost) : null], tpot: [tp0, tp0 * cost], per_gpu: [gpu0, gpu0 / life],
+        + (sv.prefix_hit > 0 && cp > 0 ? ", of the " + poolShare(1 - sv.prefix_hit) + " of the prompt the prefix cache leaves (its TTFT, "
+          + "before and after, is that part's, as the rows')" : ""),
+        ttft: [ttft, ttftRatio !== null ? pyMax(ttft * ttftRatio, uncached / cp * tp0 * cost) : null], tpot: [tp0, tp0 * cost], per_gpu: [gpu0, gpu0 / life],
         usd: [usd0, usd0 !== null ? usd0 * life : null], ends: cp > 0 ? "a step's intensity " + commas(iPlain) + " → "
           + commas(iMix) + " FLOP/B" + (linksMix > tMix ? "; its collectives over the links take at least " + F.time(linksMix)
           + ", more than its ledgers on a GPU (" + F.time(tMix) + ")" : "") + "; the decode users pay " + F.format(cost, ".2f") + "× per token while a prompt is "
@@ -658,18 +657,19 @@ const GR_SERVING = (() => {
           {h_p: 0.0, d_hp: M.prefillHeadDim(m, lead.values.d_h, sv.prompt, null, 0.0)})));
         roof0 = x !== null && x > 0 ? x : null;
       }
+      const whole = prefill(0.0);  // before: the whole prompt, as without the cache (techniques.whole_prefill)
       levers.push({technique: "prefix caching", setting: poolShare(sv.prefix_hit) + " of each prompt cached",
-        ttft: [ttft, ttftH], tpot: [tp0, tp0], per_gpu: [gpu0, gpu0], usd: [usd0, usd0],
+        ttft: [whole.ttft, ttft], tpot: [tp0, tp0], per_gpu: [gpu0, gpu0], usd: [usd0, usd0],
         ends: "sequences that fit per replica at the last context (" + commas(last) + " tokens): " + commas(c0 || 0) + " → "
           + commas(c1 || 0) + (cSl > 0 ? " (the shared prefix held once)"
             : " (no layer still holds the prefix at that context: its windows have passed it)") + (bP0 === null ? "" : "; a replica's compute keeps "
           + commas(bP0) + " → " + commas(out.compute_batch) + " sequences at the TPOT target with their prompts' "
-          + "prefills (the compute batch above counts the hit)") + (roof0 === null ? "" : "; the compute roof "
+          + "prefills (the rows above count the hit)") + (roof0 === null ? "" : "; the compute roof "
           + F.num(roof0) + " → " + F.num(n.goodput_rate_compute) + " requests/s per replica (a prompt's uncached part "
           + "prefilled, the goodput's ceiling below)"),
-        note: "TTFT: the prompt's uncached part alone at the layout, its weights still read once"});
-      Object.assign(n, {prefix_capacity_before: c0, prefix_capacity_after: c1, prefix_ttft: ttftH, prefix_prefill: busyH,
-        prefix_compute_batch_before: bP0});
+        note: "TTFT: the whole prompt against its uncached part alone at the layout (the rows'), its weights still read once"});
+      Object.assign(n, {prefix_capacity_before: c0, prefix_capacity_after: c1, prefix_ttft: ttft, prefix_prefill: busy,
+        prefix_ttft_before: whole.ttft, prefix_prefill_before: whole.busy, prefix_compute_batch_before: bP0});
       if (roof0 !== null) n.prefix_compute_roof_before = roof0;
     }
 
@@ -690,12 +690,12 @@ const GR_SERVING = (() => {
     const tRound = dUser ? 1 / dUser : dTp;
     // a prefill replica prefills the prompt's uncached part, TTFT (1 - h_p), for its steady-state occupancy (every
     // replica of a wider expert group prefilling: Request.prefill_bound) (techniques.report's t_prefill)
-    const tPrefill = busyH;
+    const tPrefill = busy;
     const share = call("balanced_prefill_gpus", Object.assign({}, eP, {t_pr: tPrefill, t_s: tRound, k_pp: stages}));
     // one decode replica of the pools: its plain mean round, no chunk riding along (techniques.report's pool_rate)
     const poolRate = sv.output > 1 ? dBatch / ((sv.output - 1) * tRound) : Infinity;  // decode_pool_rate, n_D = 1
     const piped = (stages > 1 ? ", each prefill replica a pipeline of " + stages + " stages" : "") + (sv.prefix_hit > 0
-      ? ", each prompt's uncached part prefilled (its TTFT counts the prefix caching row's hit)" : "");
+      ? ", each prompt's uncached part prefilled (as the rows' TTFT)" : "");
     const link = hw.link, scale = hw.node && hw.node.scale_out;
     let wKv = null, name = null, tKv = null;
     // two copies of what a pool is made of must fit the scale-up domain: a replica, or where the expert group spans
@@ -781,7 +781,7 @@ const GR_SERVING = (() => {
       Object.assign(n, {one_pool_batch: lo, one_pool_tpot: tpotBefore, one_pool_round: tpotAt(Math.max(lo, 1)),
         one_pool_tokens_per_s_gpu: before, pool_tokens_per_s_gpu: poolsGpu});
     }
-    levers.push({technique: "prefill/decode disaggregation", setting: setting, ttft: [ttftH, ttftH + (tKv || 0.0)],
+    levers.push({technique: "prefill/decode disaggregation", setting: setting, ttft: [ttft, ttft + (tKv || 0.0)],
       tpot: [tpotBefore, dTp], per_gpu: [before, poolsGpu],
       usd: [usd0 !== null && before > 0 ? usd0 * gpu0 / before : null, usd0 !== null && poolsGpu > 0 ? usd0 * gpu0 / poolsGpu : null],
       ends: balanced

@@ -179,14 +179,26 @@ def root(context, missing=missing):
                 yield escape(t_14(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_target')))
         yield ',\non '
         yield escape(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'where'))
-        yield '. The time to first token (TTFT) is the prefill of one prompt alone on the replica, its\ncommunication included'
+        yield '. The time to first token (TTFT) is the prefill of one prompt alone on the replica'
+        if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'prefix_hit'):
+            pass
+            yield ', of\nthe '
+            yield escape(t_12(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'uncached_share')))
+            yield ' of it the prefix cache leaves (attending to the cached '
+            yield escape(t_12(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'prefix_hit')))
+            yield '; the weights still read once)'
+        yield ', its\ncommunication included'
         if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'stages') > 1):
             pass
             yield ' (over '
             yield escape(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'stages'))
             yield " pipeline stages, at least the prompt's chunks in flight on every stage at once: the "
             yield escape(t_6(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'prompt')))
-            yield "-token prompt's pass through the stages in turn, which keeps the replica busy and is its time to first token where an engine passes a prompt whole, as vLLM and TensorRT-LLM do, takes "
+            yield "-token prompt's"
+            if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'prefix_hit'):
+                pass
+                yield " uncached part's"
+            yield ' pass through the stages in turn, which keeps the replica busy and is its time to first token where an engine passes a prompt whole, as vLLM and TensorRT-LLM do, takes '
             yield escape(t_14(environment.getattr(environment.getattr(environment.getitem(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rows'), 0), 'bound'), 'prefill')))
             yield ')'
         yield "; the time per output token (TPOT) is the request's slowest decode round, "
@@ -432,13 +444,13 @@ def root(context, missing=missing):
             yield '.\n'
             t_17 = []
             pass
-            if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'prefix_hit') and t_15(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'prefix_ttft'))):
+            if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'prefix_hit') and t_15(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'prefix_ttft_before'))):
                 pass
                 t_17.extend((
-                    " for a whole prompt (the rows' TTFT; its ",
+                    ' for the ',
                     escape(t_12(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'uncached_share'))),
-                    ' the prefix cache leaves takes ',
-                    escape(t_14(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'prefix_ttft'))),
+                    " of a prompt the prefix cache leaves (the rows' TTFT; a whole prompt takes ",
+                    escape(t_14(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'prefix_ttft_before'))),
                     ', the prefix caching row below)',
                 ))
             l_0_whole_prompt = (Markup if context.eval_ctx.autoescape else identity)(concat(t_17))
@@ -1504,7 +1516,7 @@ def root(context, missing=missing):
                 yield 's on prefill, each prompt taking\nt<sub>p,R</sub> at a prefill replica: '
                 if ('prefix_capacity_after' in (undefined(name='n') if l_0_n is missing else l_0_n)):
                     pass
-                    yield "the prompt's uncached part alone at the layout, its collectives\nincluded (the prefix caching row's)"
+                    yield "the prompt's uncached part alone at the layout, its collectives\nincluded (the rows' TTFT)"
                 else:
                     pass
                     yield "the whole prompt with the layout's collectives"
@@ -1602,4 +1614,4 @@ def root(context, missing=missing):
         yield '</section>\n'
 
 blocks = {}
-debug_info = '1=132&2=141&3=143&4=147&5=151&6=153&7=161&8=169&9=181&10=183&11=196&12=198&13=203&15=215&17=225&18=234&20=237&23=241&24=247&25=266&27=272&28=274&29=292&30=300&31=304&32=311&33=318&36=328&37=435&38=468&39=542&41=591&42=632&43=653&44=740&45=746&46=752&47=766&50=768&53=771&54=793&55=809&56=813&57=819&58=838&59=846&60=850&61=852&62=860&63=868&64=872&67=888&69=904&71=907&74=909&75=911&78=917&80=921&81=926&84=928&85=930&86=967&87=969&89=972&90=974&91=982&93=1111&94=1117&95=1119&96=1150&99=1153&100=1155&101=1189&102=1218&103=1250&104=1261&105=1264&108=1269&109=1278&110=1282&111=1313&112=1327&113=1337&114=1341&115=1346&116=1373&114=1386&116=1389&117=1394&120=1399&122=1416&123=1476&124=1494&127=1500&128=1505&129=1511&130=1514&131=1523&132=1528&134=1531&135=1533&137=1536&138=1539&140=1550&141=1552&143=1559&144=1566&145=1576&146=1589&148=1597'
+debug_info = '1=132&2=141&3=143&4=147&5=151&6=153&7=161&8=169&9=181&10=186&11=191&12=208&13=210&14=215&16=227&18=237&19=246&21=249&24=253&25=259&26=278&28=284&29=286&30=304&31=312&32=316&33=323&34=330&37=340&38=447&39=480&40=554&42=603&43=644&44=665&45=752&46=758&47=764&48=778&51=780&54=783&55=805&56=821&57=825&58=831&59=850&60=858&61=862&62=864&63=872&64=880&65=884&68=900&70=916&72=919&75=921&76=923&79=929&81=933&82=938&85=940&86=942&87=979&88=981&90=984&91=986&92=994&94=1123&95=1129&96=1131&97=1162&100=1165&101=1167&102=1201&103=1230&104=1262&105=1273&106=1276&109=1281&110=1290&111=1294&112=1325&113=1339&114=1349&115=1353&116=1358&117=1385&115=1398&117=1401&118=1406&121=1411&123=1428&124=1488&125=1506&128=1512&129=1517&130=1523&131=1526&132=1535&133=1540&135=1543&136=1545&138=1548&139=1551&141=1562&142=1564&144=1571&145=1578&146=1588&147=1601&149=1609'
