@@ -365,7 +365,7 @@ def test_the_pools_share_with_a_prefix_cache_is_the_chapters(capsys):
                      *sets_argv)
     assert rc == 0
     assert number_after(out, "n_P* =") == pytest.approx(share, rel=1e-5)
-    assert "t_pr = " in out and "of the prompt's uncached part alone at the layout" in out
+    assert "t_pr = " in out and "of the prompt's uncached part at the layout (the rows' prefill)" in out
 
 
 def test_a_pipeline_rounds_streamed_weights_are_not_called_n_g(capsys):

@@ -125,3 +125,49 @@ def test_plan_takes_the_hit_from_the_command_line_and_from_a_spec(capsys):
         assert main(["plan", "llama-3.1-70b", "--hardware", "h100-sxm", "--prefix-hit", bad]) == 1
         err = capsys.readouterr().err
         assert f"--prefix-hit {bad}: is not a share from 0 to below 1" in err and "Traceback" not in err
+
+
+def test_the_prefix_rows_before_is_the_chapter_without_the_cache():
+    """Llama 3.1 70B bf16 at tp 8 with a 15 ms TPOT target: whole prompts' prefills keep 91 sequences a replica at the
+    target, half-cached ones 161 (the compute batch), so the prefix caching row's before is the plain chapter's last
+    row, batch 91 (TPOT, tok/s per GPU and $/M out), its after the rows' at 161: a review of stop 94 found the before
+    taking the cached chapter's batch, the cache's 1.3x in tok/s per GPU shown as none."""
+    over = ("serving.tpot=15 ms",)
+    plain, cached = evaluated("llama70b-h100-tp8.yaml", over), evaluated("llama70b-h100-tp8.yaml", over + HITS)
+    last0, last1 = plain.serving["rows"][-1], cached.serving["rows"][-1]
+    assert (last0["batch"], last1["batch"]) == (91, 161) == (plain.serving["compute_batch"],
+                                                             cached.serving["compute_batch"])
+    row = next(x for x in cached.serving["techniques"]["rows"] if x["technique"] == "prefix caching")
+    for key, col in (("ttft", "ttft"), ("tpot", "tpot"), ("per_gpu", "tokens_per_s_gpu"), ("usd", "usd_per_mtok_out")):
+        assert row[key] == (last0["bound"][col], last1["bound"][col]), key
+    assert row["per_gpu"][1] / row["per_gpu"][0] > 1.25
+    assert row["note"].endswith("before, the 91 sequences whole prompts' prefills keep at the TPOT target")
+    # where the chapter's batch is not the compute batch's, the before keeps it (the 128 users' at 50 ms)
+    row = next(x for x in evaluated("llama70b-h100-tp8.yaml", HITS).serving["techniques"]["rows"]
+               if x["technique"] == "prefix caching")
+    assert row["tpot"][0] == row["tpot"][1] and "before, the" not in row["note"]
+
+
+def test_a_hit_past_the_last_token_is_taken_at_one_token_with_a_warning():
+    """A prompt prefills at least its last token, whose logits are the first output token: serving.prefix_hit 0.99999
+    left 0.041 of a 4,096-token prompt to prefill, the TTFT one token's (max(T_in (1 - h_p), 1)) beside a goodput of
+    0.041-token prompts, 8,192 / 0.041 of them in a chunk budget (a review of stop 94). The loader now takes 1 - 1/4,096 and says so: every number is one
+    token's, the same as at that hit."""
+    over = ("serving.output=1", "serving.rate=5")
+    r = evaluated("llama70b-h100-tp8.yaml", over + ("serving.prefix_hit=0.99999",))
+    one = evaluated("llama70b-h100-tp8.yaml", over + (f"serving.prefix_hit={1 - 1 / 4096!r}",))
+    assert r.spec.serving.prefix_hit == 1 - 1 / 4096
+    assert r.serving["rows"] == one.serving["rows"]
+    n, n1 = r.serving["techniques"]["numbers"], one.serving["techniques"]["numbers"]
+    for key in ("goodput_rate", "goodput_rate_compute", "chunk_budget_rate"):
+        assert n[key] == n1[key], key
+
+
+def test_the_warning_names_the_value_taken(capsys):
+    """The warning says what it left, what it takes and what to write instead."""
+    from genreport.commands.cli import main
+
+    assert main(["table", str(SPECS / "llama70b-h100-tp8.yaml"), "--set", "serving.prefix_hit=0.99999"]) == 0
+    err = capsys.readouterr().err
+    assert ("prefix_hit 0.99999 leaves 0.041 of each 4,096-token prompt to prefill, less than one token: a prompt "
+            "prefills at least its last, so the report takes 1 - 1/4,096 = 0.999756") in err

@@ -28,10 +28,10 @@ def test_the_prefill_a_group_shares_is_not_called_alone():
     TTFT above" of them."""
     text = page("deepseek-v3-h200-ep8.yaml")
     assert "while each of the 8 replicas of its expert group prefills one" in text
-    assert "with every replica of its expert group prefilling one at once (the TTFT above is one prompt alone)" in text
-    assert "the TTFT above (not the rate" not in text
+    assert "with every replica of its expert group prefilling one at once (the rows' prefill; their TTFT is one prompt alone)" in text
+    assert "the rows' TTFT (not the rate" not in text
     plain = page("llama70b-h100-tp8.yaml")
-    assert "a prefill of the uncached prompt alone on one GPU" in plain and "the TTFT above" in plain
+    assert "a prefill of the uncached prompt alone on one GPU" in plain and "the rows' TTFT (not the rate" in plain
 
 
 def test_the_roofline_caption_says_a_prefill_point_is_the_groups_pass():

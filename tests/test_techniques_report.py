@@ -286,8 +286,8 @@ def test_the_chapter_and_results_json_state_them(report):
            f'data-sv="numbers.speedup_mean" data-f="f2">{tq["speedup_mean"]:.2f}</span>×' in html
     assert "max_num_batched_tokens (engine.max_batched_tokens" in html
     # the two prefill times in words: the disaggregation's t_p,R the whole prompt at the replica, the tail's t_p not
-    assert ("each prompt taking\nt<sub>p,R</sub> at a prefill replica: the prompt's uncached part alone at the layout, "
-            "its collectives\nincluded (the rows' TTFT) (not the rate figure's") in html
+    assert ("each prompt taking\nt<sub>p,R</sub> at a prefill replica: the prompt's uncached part at the layout, "
+            "its collectives\nincluded, the rows' TTFT (not the rate figure's") in html
     assert "a prefill of the uncached prompt alone on one GPU's slice, no collectives" in html
 
 

@@ -719,7 +719,7 @@ def _numbers(args, accounting: str | None, qid: str, spec=None) -> Numbers:
         values.update(at_row)
         if "batch" in params:
             params["batch"] = int(at_row["B"])
-        uncached = (" of the prompt's uncached part alone at the layout (the prefix caching row's)"
+        uncached = (" of the prompt's uncached part at the layout (the rows' prefill)"
                     if spec.serving.prefix_hit else "")
         if qid in POOLS:
             point = ("the serving chapter's disaggregation row: its batch per replica, t_pr what a prompt occupies its "

@@ -89,7 +89,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--ttft", metavar="TIME", help="longest time to first token, e.g. 2s")
     p.add_argument("--prefix-hit", default=None, metavar="SHARE",
                    help="the share of each prompt a prefix cache already holds, from 0 to below 1 (e.g. 0.5 or 50%%), "
-                        "as serving.prefix_hit: each row's TTFT, prefill and $/M in are the prompt's uncached part's, "
+                        "serving.prefix_hit's meaning: each row's TTFT, prefill and $/M in are the prompt's uncached part's, "
                         "and the compute the prompts take at the TPOT target is that part's (default: a report "
                         "spec's, else 0)")
     p.add_argument("--weights", "--precision", dest="weights", default=None, metavar="LIST",
@@ -220,7 +220,7 @@ def _count(option: str, text: str | None, hint: str, noun: str = "tokens") -> in
 
 
 def _share(option: str, text: str | None) -> float | None:
-    """A share from 0 to below 1 from ``text`` ('0.5' or '50%'), as serving.prefix_hit is read."""
+    """A share from 0 to below 1 from ``text``, a number ('0.5', as serving.prefix_hit takes it) or a percent ('50%')."""
     if text is None:
         return None
     raw = text.strip()

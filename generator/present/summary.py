@@ -312,7 +312,12 @@ def serving_parts(r: Results, chapter: int) -> list[tuple[str, str, bool]] | Non
     say(fmt.integer(sv["prompt"]), True)
     say(" + ")
     say(fmt.integer(sv["output"]), True)
-    say("-token requests under")
+    say("-token requests")
+    if sv.get("prefix_hit"):  # the TTFT and the cost below are the uncached part's (serving.prompt_prefill)
+        say(" (")
+        say(fmt.share(sv["prefix_hit"]), True)
+        say(" of each prompt cached)")
+    say(" under")
     if sv.get("ttft_target"):
         say(" TTFT ")
         say(fmt.time(sv["ttft_target"]), True)

@@ -210,8 +210,13 @@ const GR_SERVING = (() => {
    * a serving block or a layout (a single-card page has no layout formulas). */
   function compute(res, inp, t) {
     // a request of one output token has no decode round to speculate (objects._serving leaves it out, warning)
-    const sv = inp.serving && inp.serving.output < 2 && inp.serving.speculative
-      ? Object.assign({}, inp.serving, {speculative: null}) : inp.serving, par = inp.parallelism;
+    let sv = inp.serving && inp.serving.output < 2 && inp.serving.speculative
+      ? Object.assign({}, inp.serving, {speculative: null}) : inp.serving;
+    const par = inp.parallelism;
+    // a prompt prefills at least its last token (objects._serving takes 1 - 1/T_in past it, warning)
+    if (sv && sv.prefix_hit > 0 && sv.prompt * (1 - sv.prefix_hit) < 1) {
+      sv = Object.assign({}, sv, {prefix_hit: 1 - 1 / sv.prompt});
+    }
     if (!sv || !par || typeof P === "undefined") return null;
     const hw = inp.hardware, m = inp.model, lay = res.envs[inp.accounting], env = lay.oneCard();
     const base = P.layoutValues(env, inp, par, P.chooseLinks(hw, par)[0], t, "bf16-grads");
@@ -657,9 +662,17 @@ const GR_SERVING = (() => {
           {h_p: 0.0, d_hp: M.prefillHeadDim(m, lead.values.d_h, sv.prompt, null, 0.0)})));
         roof0 = x !== null && x > 0 ? x : null;
       }
-      const whole = prefill(0.0);  // before: the whole prompt, as without the cache (techniques.whole_prefill)
+      // before: the chapter without the cache (techniques.report): the whole prompt's TTFT, and where whole prompts'
+      // prefills keep fewer sequences at the TPOT target than the chapter's batch, that batch's rounds, tok/s and $/M
+      const whole = prefill(0.0);
+      let tpB = tp0, gpuB = gpu0, usdB = usd0, batchB = batch;
+      if (bP0 !== null && bP0 < batch) {
+        batchB = pyMax(bP0, 1);
+        const before = row(batchB, "").bound;
+        [tpB, gpuB, usdB] = [before.tpot, before.tokens_per_s_gpu, before.usd_per_mtok_out];
+      }
       levers.push({technique: "prefix caching", setting: poolShare(sv.prefix_hit) + " of each prompt cached",
-        ttft: [whole.ttft, ttft], tpot: [tp0, tp0], per_gpu: [gpu0, gpu0], usd: [usd0, usd0],
+        ttft: [whole.ttft, ttft], tpot: [tpB, tp0], per_gpu: [gpuB, gpu0], usd: [usdB, usd0],
         ends: "sequences that fit per replica at the last context (" + commas(last) + " tokens): " + commas(c0 || 0) + " → "
           + commas(c1 || 0) + (cSl > 0 ? " (the shared prefix held once)"
             : " (no layer still holds the prefix at that context: its windows have passed it)") + (bP0 === null ? "" : "; a replica's compute keeps "
@@ -667,7 +680,8 @@ const GR_SERVING = (() => {
           + "prefills (the rows above count the hit)") + (roof0 === null ? "" : "; the compute roof "
           + F.num(roof0) + " → " + F.num(n.goodput_rate_compute) + " requests/s per replica (a prompt's uncached part "
           + "prefilled, the goodput's ceiling below)"),
-        note: "TTFT: the whole prompt against its uncached part alone at the layout (the rows'), its weights still read once"});
+        note: "TTFT: the whole prompt against its uncached part alone at the layout (the rows'), its weights still read once"
+          + (batchB !== batch ? "; before, the " + commas(batchB) + " sequences whole prompts' prefills keep at the TPOT target" : "")});
       Object.assign(n, {prefix_capacity_before: c0, prefix_capacity_after: c1, prefix_ttft: ttft, prefix_prefill: busy,
         prefix_ttft_before: whole.ttft, prefix_prefill_before: whole.busy, prefix_compute_batch_before: bP0});
       if (roof0 !== null) n.prefix_compute_roof_before = roof0;

@@ -1516,21 +1516,19 @@ def root(context, missing=missing):
                 yield 's on prefill, each prompt taking\nt<sub>p,R</sub> at a prefill replica: '
                 if ('prefix_capacity_after' in (undefined(name='n') if l_0_n is missing else l_0_n)):
                     pass
-                    yield "the prompt's uncached part alone at the layout, its collectives\nincluded (the rows' TTFT)"
+                    yield "the prompt's uncached part at the layout, its collectives\nincluded"
                 else:
                     pass
                     yield "the whole prompt with the layout's collectives"
                 if (environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'prefill_stages') > 1):
                     pass
-                    yield ", its pass\nthrough the stages, each stage's ledger in turn"
-                elif ('prefix_capacity_after' not in (undefined(name='n') if l_0_n is missing else l_0_n)):
+                    yield ", its pass\nthrough the stages, each stage's ledger in turn (the rows' prefill)"
+                elif (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ep_group_replicas') > 1):
                     pass
-                    if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ep_group_replicas') > 1):
-                        pass
-                        yield ', with every replica of its expert group prefilling one at once (the TTFT above is one prompt alone)'
-                    else:
-                        pass
-                        yield ', the TTFT above'
+                    yield ", with every replica of its expert group prefilling one at once (the rows' prefill; their TTFT is one prompt alone)"
+                else:
+                    pass
+                    yield ", the rows' TTFT"
                 yield " (not the rate figure's\nt<sub>p</sub>, the uncached prompt on one "
                 yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
                 yield "'s slice)"
@@ -1614,4 +1612,4 @@ def root(context, missing=missing):
         yield '</section>\n'
 
 blocks = {}
-debug_info = '1=132&2=141&3=143&4=147&5=151&6=153&7=161&8=169&9=181&10=186&11=191&12=208&13=210&14=215&16=227&18=237&19=246&21=249&24=253&25=259&26=278&28=284&29=286&30=304&31=312&32=316&33=323&34=330&37=340&38=447&39=480&40=554&42=603&43=644&44=665&45=752&46=758&47=764&48=778&51=780&54=783&55=805&56=821&57=825&58=831&59=850&60=858&61=862&62=864&63=872&64=880&65=884&68=900&70=916&72=919&75=921&76=923&79=929&81=933&82=938&85=940&86=942&87=979&88=981&90=984&91=986&92=994&94=1123&95=1129&96=1131&97=1162&100=1165&101=1167&102=1201&103=1230&104=1262&105=1273&106=1276&109=1281&110=1290&111=1294&112=1325&113=1339&114=1349&115=1353&116=1358&117=1385&115=1398&117=1401&118=1406&121=1411&123=1428&124=1488&125=1506&128=1512&129=1517&130=1523&131=1526&132=1535&133=1540&135=1543&136=1545&138=1548&139=1551&141=1562&142=1564&144=1571&145=1578&146=1588&147=1601&149=1609'
+debug_info = '1=132&2=141&3=143&4=147&5=151&6=153&7=161&8=169&9=181&10=186&11=191&12=208&13=210&14=215&16=227&18=237&19=246&21=249&24=253&25=259&26=278&28=284&29=286&30=304&31=312&32=316&33=323&34=330&37=340&38=447&39=480&40=554&42=603&43=644&44=665&45=752&46=758&47=764&48=778&51=780&54=783&55=805&56=821&57=825&58=831&59=850&60=858&61=862&62=864&63=872&64=880&65=884&68=900&70=916&72=919&75=921&76=923&79=929&81=933&82=938&85=940&86=942&87=979&88=981&90=984&91=986&92=994&94=1123&95=1129&96=1131&97=1162&100=1165&101=1167&102=1201&103=1230&104=1262&105=1273&106=1276&109=1281&110=1290&111=1294&112=1325&113=1339&114=1349&115=1353&116=1358&117=1385&115=1398&117=1401&118=1406&121=1411&123=1428&124=1488&125=1506&128=1512&129=1517&130=1523&131=1526&132=1533&133=1538&135=1541&136=1543&138=1546&139=1549&141=1560&142=1562&144=1569&145=1576&146=1586&147=1599&149=1607'
