@@ -15,6 +15,7 @@ library's functions on every machine, so the same spec gives the same bytes wher
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 
 import numpy as np
@@ -56,7 +57,12 @@ def power(base: float, exponents) -> np.ndarray:
 @functools.lru_cache(maxsize=4096)
 def _power(base: float, data: bytes, shape: tuple[int, ...]) -> np.ndarray:
     # plan and the frontier ask the same powers for every layout (the experts a batch touches)
-    return _each(lambda e: _pow(base, e), np.frombuffer(data, dtype=float).reshape(shape))
+    a = np.frombuffer(data, dtype=float)
+    try:  # math.pow itself over the values (a quarter of the time of one call each): the same bits
+        return np.fromiter(map(math.pow, itertools.repeat(base, a.size), a.tolist()), dtype=float,
+                           count=a.size).reshape(shape)
+    except (OverflowError, ValueError):  # an infinite or undefined power somewhere: each value on its own
+        return _each(lambda e: _pow(base, e), a.reshape(shape))
 
 
 def exp(x) -> np.ndarray:
