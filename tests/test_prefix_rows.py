@@ -171,3 +171,18 @@ def test_the_warning_names_the_value_taken(capsys):
     err = capsys.readouterr().err
     assert ("prefix_hit 0.99999 leaves 0.041 of each 4,096-token prompt to prefill, less than one token: a prompt "
             "prefills at least its last, so the report takes 1 - 1/4,096 = 0.999756") in err
+
+
+def test_plan_takes_a_hit_past_the_last_token_at_one_token(capsys):
+    """``plan --prefix-hit`` follows the loader's rule: 0.99999 of a 4,096-token prompt is taken at 1 - 1/4,096, said in
+    a note, the rows those of that hit."""
+    from genreport.commands.cli import main
+
+    args = ["plan", "llama-3.1-70b", "--hardware", "h100-sxm", "--prompt", "4k", "--output", "1", "--format", "json"]
+    assert main([*args, "--prefix-hit", "0.99999"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["prefix_hit"] == 1 - 1 / 4096
+    assert any(n.startswith("note: --prefix-hit 0.99999 leaves 0.041 of each 4,096-token prompt") for n in doc["notes"])
+    assert main([*args, "--prefix-hit", repr(1 - 1 / 4096)]) == 0
+    same = json.loads(capsys.readouterr().out)
+    assert doc["rows"] == same["rows"] and not any("leaves" in n for n in same["notes"])

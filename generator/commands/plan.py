@@ -504,6 +504,13 @@ def main(argv: list[str]) -> int:
     # rows and compute batch take it
     hit = _share("--prefix-hit", args.prefix_hit)
     hit = hit if hit is not None else asked["shape"].prefix_hit if asked else 0.0
+    hit_note = []
+    if hit > 0 and prompt * (1 - hit) < 1:  # a prompt prefills its last token at least (objects._serving's rule)
+        given = f"--prefix-hit {args.prefix_hit}" if args.prefix_hit is not None else f"serving.prefix_hit {hit:.6g}"
+        hit_note = [f"note: {given} leaves {prompt * (1 - hit):.3g} of each {prompt:,}-token "
+                    f"prompt to prefill, less than one token: a prompt prefills at least its last, so the plan takes "
+                    f"1 - 1/{prompt:,} = {1 - 1 / prompt:.6g}"]
+        hit = 1 - 1 / prompt
     # output 1 with a prompt given (on the command line or by the spec's serving block): the prompt alone is the
     # request, priced by its prefill (a 32k-token classification ranked by $/M output tokens named a layout of 72
     # B200s whose prompts cost 3.8x those of 16, QA); --context alone, or nothing, is decode at that context
@@ -534,7 +541,7 @@ def main(argv: list[str]) -> int:
         for res in results:
             res.rows = [r for r in res.rows if r.gpus == args.gpus]
     result = merge(results, priced, order)
-    result.notes += _vocab_note(speculative, model)
+    result.notes += _vocab_note(speculative, model) + hit_note
     # no layout fits or meets the targets: the answer printed as ever, and a status a script can tell from a table
     status = 0 if result.rows else NO_ANSWER
     if args.format == "json":
