@@ -141,7 +141,8 @@ def test_the_prefix_rows_before_is_the_chapter_without_the_cache():
     for key, col in (("ttft", "ttft"), ("tpot", "tpot"), ("per_gpu", "tokens_per_s_gpu"), ("usd", "usd_per_mtok_out")):
         assert row[key] == (last0["bound"][col], last1["bound"][col]), key
     assert row["per_gpu"][1] / row["per_gpu"][0] > 1.25
-    assert row["note"].endswith("before, the 91 sequences whole prompts' prefills keep at the TPOT target")
+    assert row["note"].endswith("before, the chapter's last row without the cache, batch 91 (whole prompts' prefills "
+                                "keep 91 sequences at the TPOT target)")
     # where the chapter's batch is not the compute batch's, the before keeps it (the 128 users' at 50 ms)
     row = next(x for x in evaluated("llama70b-h100-tp8.yaml", HITS).serving["techniques"]["rows"]
                if x["technique"] == "prefix caching")
@@ -186,3 +187,50 @@ def test_plan_takes_a_hit_past_the_last_token_at_one_token(capsys):
     assert main([*args, "--prefix-hit", repr(1 - 1 / 4096)]) == 0
     same = json.loads(capsys.readouterr().out)
     assert doc["rows"] == same["rows"] and not any("leaves" in n for n in same["notes"])
+
+
+@pytest.mark.parametrize("spec, over", [
+    # the chapter without the cache ends on its users' row (its TPOT batch 1): the before is batch 88, not 1 (a review
+    # of stop 94 read TPOT 5.47 -> 22.9 ms and a 21x gain of tok/s per GPU at the same batch)
+    ("llama70b-h100-tp8.yaml", ("serving.output=4", "serving.prompt=16k", "serving.tpot=15 ms", "serving.prefix_hit=0.9")),
+    # whole prompts keep no sequence at the target, the users' row last without the cache
+    ("llama70b-h100-tp8.yaml", ("serving.output=4", "serving.tpot=15 ms", "serving.prefix_hit=0.9")),
+    ("deepseek-v3-h200-ep8.yaml", ("serving.output=16", "serving.prompt=16k", "serving.tpot=15 ms",
+                                   "serving.prefix_hit=0.9")),
+    ("deepseek-v3-h200-ep8.yaml", ("serving.tpot=25 ms", "serving.prefix_hit=0.5")),
+    ("llama70b-h100-tp8.yaml", ("parallelism.tp=4", "parallelism.pp=2", "serving.tpot=20 ms", "serving.prefix_hit=0.5")),
+])
+def test_the_prefix_rows_before_is_the_plain_chapters_last_row(spec, over):
+    """Whatever row ends the chapter without the cache (the TPOT target's, the users', the request alone), the prefix
+    caching row's before is its numbers: its TTFT, TPOT, tok/s per GPU and $/M out, to the bit."""
+    cached = evaluated(spec, over)
+    plain = evaluated(spec, tuple(o for o in over if not o.startswith("serving.prefix_hit")))
+    last = plain.serving["rows"][-1]["bound"]
+    row = next(x for x in cached.serving["techniques"]["rows"] if x["technique"] == "prefix caching")
+    got = tuple(row[k][0] for k in ("ttft", "tpot", "per_gpu", "usd"))
+    assert got == (last["ttft"], last["tpot"], last["tokens_per_s_gpu"], last["usd_per_mtok_out"])
+    if plain.serving["rows"][-1]["batch"] != cached.serving["rows"][-1]["batch"]:
+        assert f"batch {plain.serving['rows'][-1]['batch']:,} (whole prompts' prefills keep " in row["note"]
+
+
+def test_one_token_left_is_not_less_than_one(capsys):
+    """0.9 of a 10-token prompt leaves 10 x (1 - 0.9) = 0.99999... in floating point: one token, no warning; the
+    warning's hint is rounded down, so writing it warns no more (a review of stop 94: 0.999756 warned again)."""
+    from genreport.commands.cli import main
+
+    spec = str(SPECS / "llama70b-h100-tp8.yaml")
+    for sets in (["serving.prompt=10", "serving.prefix_hit=0.9"], ["serving.prefix_hit=0.999755"]):
+        assert main(["table", spec, *[x for s in sets for x in ("--set", s)]]) == 0
+        assert "prefix_hit" not in capsys.readouterr().err
+    assert main(["table", spec, "--set", "serving.prefix_hit=0.99999"]) == 0
+    assert "(hint: write serving.prefix_hit: 0.999755 or less)" in capsys.readouterr().err
+
+
+def test_derive_of_the_pools_without_a_decode_pool_is_an_input_error(capsys):
+    """A one-token request has no disaggregation row: derive said "internal error: KeyError" (a review of stop 94)."""
+    from genreport.commands.cli import main
+
+    assert main(["derive", "balanced_prefill_gpus", "--spec", str(SPECS / "llama70b-h100-tp8.yaml"), "--set",
+                 "serving.output=1"]) == 1
+    err = capsys.readouterr().err
+    assert "needs n_S, t_pr, t_s" in err and "internal error" not in err

@@ -1088,7 +1088,7 @@ def _pool_point(spec) -> dict | None:
     from genreport.commands.derive_values import report_of
 
     tech = (report_of(spec).serving or {}).get("techniques")
-    if not tech:
+    if not tech or "pool_prefill_time" not in tech["numbers"]:  # one generated token: no decode pool, no row
         return None
     n = tech["numbers"]
     # a prefill replica prefills the prompt's uncached part for its steady-state occupancy: the chapter's t_pr

@@ -505,7 +505,7 @@ def main(argv: list[str]) -> int:
     hit = _share("--prefix-hit", args.prefix_hit)
     hit = hit if hit is not None else asked["shape"].prefix_hit if asked else 0.0
     hit_note = []
-    if hit > 0 and prompt * (1 - hit) < 1:  # a prompt prefills its last token at least (objects._serving's rule)
+    if hit > 0 and prompt * (1 - hit) < 1 - 1e-9:  # a prompt prefills its last token at least (objects._serving's)
         given = f"--prefix-hit {args.prefix_hit}" if args.prefix_hit is not None else f"serving.prefix_hit {hit:.6g}"
         hit_note = [f"note: {given} leaves {prompt * (1 - hit):.3g} of each {prompt:,}-token "
                     f"prompt to prefill, less than one token: a prompt prefills at least its last, so the plan takes "

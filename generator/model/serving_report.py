@@ -250,12 +250,18 @@ def chapter_point(spec) -> tuple[int, int]:
     evaluates the chapter's quantities there."""
     sv = spec.serving
     _, _, users_batch, tpot_batch, _, _ = batches(spec)
+    return last_row_batch(users_batch, tpot_batch), last_context(sv.prompt, sv.output)
+
+
+def last_row_batch(users_batch: int | None, tpot_batch: int | None) -> int:
+    """The batch of the serving chapter's last row (:func:`report`'s rows): the TPOT target's where it is more than
+    one sequence and not the users', else the users' where more than one, else 1 (the request alone)."""
     batch = 1
     if users_batch is not None and users_batch > 1:
         batch = users_batch
     if tpot_batch is not None and tpot_batch > 1 and tpot_batch != users_batch:
         batch = tpot_batch
-    return batch, last_context(sv.prompt, sv.output)
+    return batch
 
 
 def ep_group_replicas(par: Parallelism) -> int:

@@ -914,27 +914,34 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
                 ends += (f"; the compute roof {fmt.num(roof0)} → {fmt.num(numbers['goodput_rate_compute'])} "
                          "requests/s per replica (a prompt's uncached part prefilled, the goodput's ceiling below)")
         # before: the chapter without the cache, after: the rows' (the prompt's uncached part, serving.prompt_prefill):
-        # the whole prompt's TTFT, and where whole prompts' prefills keep fewer sequences at the TPOT target than the
-        # chapter's batch (b_p0, the compute batch without the hit), that batch's rounds, tok/s and $/M
+        # the whole prompt's TTFT, and the last row the chapter would have without it (serving_report.last_row_batch:
+        # its TPOT target's batch is then the decode round's, no more than whole prompts' prefills keep, b_p0), its
+        # rounds, tok/s and $/M where that is another batch (a review of stop 94 found the cache's 1.3x there shown as
+        # none, then a batch of 1 taken where the chapter without it ends on its users' row)
         ttft0, busy0 = whole_prefill(r)
         tpot0, per_gpu0, usd0, batch0 = tpot, per_gpu, usd, int(batch)
-        if b_p0 is not None and b_p0 < batch:
+        if b_p0 is not None:
+            from genreport.model.serving_report import last_row_batch
+
+            decode_b = r.serving.get("decode_tpot_batch")
+            batch0 = last_row_batch(r.serving.get("users_batch"), min(decode_b, b_p0) if decode_b is not None else None)
+        if batch0 != int(batch):
             from genreport.load.spec import Parallelism
             from genreport.model.serving import request
             from genreport.model.serving_report import _row
 
             spec, hw = r.spec, r.spec.hardware
-            batch0 = max(b_p0, 1)
             before = _row(request(spec.model, hw, spec.precision, spec.parallelism or Parallelism(), batch0, sv.prompt,
                                   sv.output, spec.accounting, serial=False), hw.price_per_hour, hw.power_watts, "")
             tpot0, per_gpu0, usd0 = (before["bound"][k] for k in ("tpot", "tokens_per_s_gpu", "usd_per_mtok_out"))
+        keep = "none" if not b_p0 else f"{b_p0:,} sequence{'s' if b_p0 != 1 else ''}"
         rows.append({"technique": "prefix caching", "setting": f"{_pool_share(sv.prefix_hit)} of each prompt cached",
                      "ttft": (ttft0, ttft), "tpot": (tpot0, tpot), "per_gpu": (per_gpu0, per_gpu),
                      "usd": (usd0, usd), "gain": ttft0 / ttft, "ends": ends,
                      "note": "TTFT: the whole prompt against its uncached part alone at the layout (the rows'), "
                              "its weights still read once" + (
-                                 f"; before, the {batch0:,} sequences whole prompts' prefills keep at the TPOT target"
-                                 if batch0 != int(batch) else "")})
+                                 f"; before, the chapter's last row without the cache, batch {batch0:,} (whole "
+                                 f"prompts' prefills keep {keep} at the TPOT target)" if batch0 != int(batch) else "")})
         numbers.update({"prefix_capacity_before": cap0, "prefix_capacity_after": cap1, "prefix_ttft": ttft,
                         "prefix_prefill": b["prefill"], "prefix_ttft_before": ttft0, "prefix_prefill_before": busy0,
                         "prefix_compute_batch_before": b_p0,

@@ -214,7 +214,7 @@ const GR_SERVING = (() => {
       ? Object.assign({}, inp.serving, {speculative: null}) : inp.serving;
     const par = inp.parallelism;
     // a prompt prefills at least its last token (objects._serving takes 1 - 1/T_in past it, warning)
-    if (sv && sv.prefix_hit > 0 && sv.prompt * (1 - sv.prefix_hit) < 1) {
+    if (sv && sv.prefix_hit > 0 && sv.prompt * (1 - sv.prefix_hit) < 1 - 1e-9) {
       sv = Object.assign({}, sv, {prefix_hit: 1 - 1 / sv.prompt});
     }
     if (!sv || !par || typeof P === "undefined") return null;
@@ -662,15 +662,22 @@ const GR_SERVING = (() => {
           {h_p: 0.0, d_hp: M.prefillHeadDim(m, lead.values.d_h, sv.prompt, null, 0.0)})));
         roof0 = x !== null && x > 0 ? x : null;
       }
-      // before: the chapter without the cache (techniques.report): the whole prompt's TTFT, and where whole prompts'
-      // prefills keep fewer sequences at the TPOT target than the chapter's batch, that batch's rounds, tok/s and $/M
+      // before: the chapter without the cache (techniques.report): the whole prompt's TTFT, and the last row the
+      // chapter would have without it (serving_report.last_row_batch: its TPOT batch the decode round's, no more than
+      // whole prompts' prefills keep), its rounds, tok/s and $/M where that is another batch
       const whole = prefill(0.0);
       let tpB = tp0, gpuB = gpu0, usdB = usd0, batchB = batch;
-      if (bP0 !== null && bP0 < batch) {
-        batchB = pyMax(bP0, 1);
+      if (bP0 !== null) {
+        const tpotB = decodeBatch !== null ? Math.min(decodeBatch, bP0) : null;
+        batchB = 1;
+        if (usersBatch !== null && usersBatch > 1) batchB = usersBatch;
+        if (tpotB !== null && tpotB > 1 && tpotB !== usersBatch) batchB = tpotB;
+      }
+      if (batchB !== batch) {
         const before = row(batchB, "").bound;
         [tpB, gpuB, usdB] = [before.tpot, before.tokens_per_s_gpu, before.usd_per_mtok_out];
       }
+      const keep = !bP0 ? "none" : commas(bP0) + " sequence" + (bP0 !== 1 ? "s" : "");
       levers.push({technique: "prefix caching", setting: poolShare(sv.prefix_hit) + " of each prompt cached",
         ttft: [whole.ttft, ttft], tpot: [tpB, tp0], per_gpu: [gpuB, gpu0], usd: [usdB, usd0],
         ends: "sequences that fit per replica at the last context (" + commas(last) + " tokens): " + commas(c0 || 0) + " → "
@@ -681,7 +688,8 @@ const GR_SERVING = (() => {
           + F.num(roof0) + " → " + F.num(n.goodput_rate_compute) + " requests/s per replica (a prompt's uncached part "
           + "prefilled, the goodput's ceiling below)"),
         note: "TTFT: the whole prompt against its uncached part alone at the layout (the rows'), its weights still read once"
-          + (batchB !== batch ? "; before, the " + commas(batchB) + " sequences whole prompts' prefills keep at the TPOT target" : "")});
+          + (batchB !== batch ? "; before, the chapter's last row without the cache, batch " + commas(batchB) + " (whole prompts' "
+            + "prefills keep " + keep + " at the TPOT target)" : "")});
       Object.assign(n, {prefix_capacity_before: c0, prefix_capacity_after: c1, prefix_ttft: ttft, prefix_prefill: busy,
         prefix_ttft_before: whole.ttft, prefix_prefill_before: whole.busy, prefix_compute_batch_before: bP0});
       if (roof0 !== null) n.prefix_compute_roof_before = roof0;
