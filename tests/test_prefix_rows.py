@@ -234,3 +234,17 @@ def test_derive_of_the_pools_without_a_decode_pool_is_an_input_error(capsys):
                  "serving.output=1"]) == 1
     err = capsys.readouterr().err
     assert "needs n_S, t_pr, t_s" in err and "internal error" not in err
+
+
+def test_plan_and_derive_of_a_spec_say_its_warnings(capsys):
+    """``plan SPEC`` and ``derive --spec`` take the loader's clamped hit as the build does, and now say so as ``table``
+    does, on stderr (a review of stop 94: neither printed a spec's warnings)."""
+    from genreport.commands.cli import main
+
+    text = (SPECS / "llama70b-h100-tp8.yaml").read_text(encoding="utf-8").replace(
+        "  users: 128\n", "  users: 128\n  prefix_hit: 0.99999\n")
+    path = str(spec_file(text, "pfx-warn"))
+    for argv in (["plan", path, "--limit", "1"], ["derive", "compute_batch", "--spec", path]):
+        assert main(argv) == 0
+        err = capsys.readouterr().err
+        assert err.count("prefix_hit 0.99999 leaves 0.041 of each 4,096-token prompt") == 1, argv

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -558,6 +559,8 @@ def _numbers(args, accounting: str | None, qid: str, spec=None) -> Numbers:
 
     if spec is None:
         spec = load_report(Path(args.spec), overrides=tuple(getattr(args, "overrides", ()) or ()))
+        for w in spec.warnings:  # what a build of the same spec warns of (a hit past the last token), on stderr
+            print(w, file=sys.stderr)
     acc = accounting or spec.accounting
     env_obj = report_env(spec, acc)
     needed = set(BY_ID[qid].params)

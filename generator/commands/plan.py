@@ -365,6 +365,8 @@ def main(argv: list[str]) -> int:
 
     defaults = config.load()  # the user's and the project's defaults: GPUs, prices, the memory reserve
     spec = _report_spec(args.model)  # MODEL naming a report spec: its answers are the defaults (serving_report)
+    for w in spec.warnings if spec is not None else ():  # what a build of the same spec warns of, on stderr
+        print(w, file=sys.stderr)
     if spec is None and args.model.endswith((".yaml", ".yml")) and not Path(args.model).is_file():
         # the path first: without --hardware a mistyped spec path was told to name a GPU (QA)
         raise _err(args.model, "no such spec file", "check the path, or name a catalog model (genreport list models)")
