@@ -125,6 +125,8 @@ WHATIFS = [
     (SERVING[0], ["serving.prefix_hit=0.5", "serving.rate=3", "serving.price=2.5"]),  # prefix row, steady state, $
     # the prefix row's before at the batch whole prompts' prefills keep (91 against the rows' 161: stop 94's review)
     (SERVING[0], ["serving.prefix_hit=0.5", "serving.tpot=15 ms"]),
+    # ... and at the users' batch, where the chapter without the cache ends on its users' row (its TPOT batch 1)
+    (SERVING[0], ["serving.output=4", "serving.prompt=16k", "serving.tpot=15 ms", "serving.prefix_hit=0.9"]),
     (SERVING[0], ["serving.tpot=1 ms"]),  # below the weights' stream time: no batch, no goodput
     (SERVING[0], ["parallelism.tp=4", "parallelism.pp=2", "precision=fp8"]),  # a pipeline; fp8
     (SERVING[0], ["parallelism.dp=2", "serving.output=1", "serving.chunk=8k"]),  # one token out; replicas
