@@ -352,8 +352,9 @@ def test_critical_context_past_a_window_says_the_closed_form_does_not_hold(capsy
 
 def test_the_pools_share_with_a_prefix_cache_is_the_chapters(capsys):
     """With prefix caching a prefill replica prefills the prompt's uncached part alone at the layout (the serving
-    chapter's disaggregation row, techniques.uncached_prefill); derive took the whole TTFT for t_pr and stated another share
-    than the chapter (Llama 3.1 405B fp8 at tp 8 x pp 2 on 16 H100, prefix 0.2: 0.594 for the chapter's 0.539)."""
+    chapter's disaggregation row: serving.prompt_prefill, the rows' prefill); derive took the whole TTFT for t_pr and
+    stated another share than the chapter (Llama 3.1 405B fp8 at tp 8 x pp 2 on 16 H100, prefix 0.2: 0.594 for the
+    chapter's 0.539)."""
     from shared import evaluated
 
     sets = ("model=llama-3.1-405b", "precision=fp8", "parallelism.pp=2", "serving.prefix_hit=0.2")
