@@ -653,7 +653,7 @@ def _plan_one(q, env, model, hw, prec, name, par, ctx, batches, latency, account
         alone, steady = prompt_prefill(q, base, lay, shape.prompt, shape.prefix_hit, (qid,), (busy,))
         return alone[qid], steady[busy]
 
-    ttft, busy = _once(memo, ("ttft",) + key, ttft_part)
+    ttft, busy = _once(memo, ("ttft", shape.prefix_hit) + key, ttft_part)  # a memo over shapes keeps each hit's
     if shape.ttft is not None and not ttft <= shape.ttft:
         rejected["misses the TTFT target"] += 1
         if closest is not None and math.isfinite(ttft):
