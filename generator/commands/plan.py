@@ -506,13 +506,11 @@ def main(argv: list[str]) -> int:
     # rows and compute batch take it
     hit = _share("--prefix-hit", args.prefix_hit)
     hit = hit if hit is not None else asked["shape"].prefix_hit if asked else 0.0
-    hit_note = []
-    if hit > 0 and prompt * (1 - hit) < 1 - 1e-9:  # a prompt prefills its last token at least (objects._serving's)
-        given = f"--prefix-hit {args.prefix_hit}" if args.prefix_hit is not None else f"serving.prefix_hit {hit:.6g}"
-        hit_note = [f"note: {given} leaves {prompt * (1 - hit):.3g} of each {prompt:,}-token "
-                    f"prompt to prefill, less than one token: a prompt prefills at least its last, so the plan takes "
-                    f"1 - 1/{prompt:,} = {1 - 1 / prompt:.6g}"]
-        hit = 1 - 1 / prompt
+    from genreport.load.objects import prefix_hit_taken
+
+    asked_hit = f"--prefix-hit {args.prefix_hit}" if args.prefix_hit is not None else f"serving.prefix_hit {hit:.6g}"
+    hit, why = prefix_hit_taken(prompt, hit)  # a prompt prefills its last token at least, as the loader takes it
+    hit_note = [f"note: {asked_hit} {why.replace('the report takes', 'the plan takes')}"] if why else []
     # output 1 with a prompt given (on the command line or by the spec's serving block): the prompt alone is the
     # request, priced by its prefill (a 32k-token classification ranked by $/M output tokens named a layout of 72
     # B200s whose prompts cost 3.8x those of 16, QA); --context alone, or nothing, is decode at that context

@@ -363,21 +363,27 @@ def _serving(doc: Document, findings: Findings) -> Serving | None:
                                  "which picks the layouts and batches, while the request itself waits no time "
                                  "between tokens", "remove serving.tpot for a prefill-only service, or ask for more "
                                  "output tokens (serving.output)", key=True, severity="warning"))
-    hit = block.get("prefix_hit", 0.0)
-    if hit > 0 and counts["prompt"] * (1 - hit) < 1 - 1e-9:  # one token left is one token (0.9 of 10: 0.99999...)
-        # a prompt prefills at least its last token, whose logits are the first output token (vLLM recomputes it on a
-        # whole-prompt hit): a hit past 1 - 1/T_in left a fraction of a token to prefill, and the chapter's goodput
-        # read 19,957 requests/s beside a 5.27 ms prefill (a review of stop 94)
-        most = 1 - 1 / counts["prompt"]
-        findings.add(doc.finding(("serving", "prefix_hit"), f"prefix_hit {hit} leaves {counts['prompt'] * (1 - hit):.3g} "
-                                 f"of each {counts['prompt']:,}-token prompt to prefill, less than one token: a prompt "
-                                 f"prefills at least its last, so the report takes 1 - 1/{counts['prompt']:,} = "
-                                 f"{most:.6g}", f"write serving.prefix_hit: {math.floor(most * 1e6) / 1e6:g} or less", key=True,
+    hit, why = prefix_hit_taken(counts["prompt"], block.get("prefix_hit", 0.0))
+    if why:
+        findings.add(doc.finding(("serving", "prefix_hit"), f"prefix_hit {block['prefix_hit']} {why}",
+                                 f"write serving.prefix_hit: {math.floor(hit * 1e6) / 1e6:g} or less", key=True,
                                  severity="warning"))
-        hit = most
     return Serving(counts["prompt"], counts["output"], times.get("ttft"), times.get("tpot"), block.get("users"),
                    block.get("price"), chunk, block.get("rate"), hit, speculative,
                    block.get("prompt_spread", "none"), speculative_left_out=left_out)
+
+
+def prefix_hit_taken(prompt: int, hit: float) -> tuple[float, str]:
+    """(the prefix hit a report takes for ``prompt``-token prompts, why it is not ``hit`` or ""): a prompt prefills at
+    least its last token, whose logits are the first output token (vLLM recomputes it on a whole-prompt hit), so a hit
+    past 1 - 1/T_in is taken there (0.99999 of 4,096 tokens left 0.041 of a token to prefill, and the chapter's
+    goodput read 19,957 requests/s beside a 5.27 ms prefill: a review of stop 94); one token left in floating point
+    (0.9 of 10: 0.99999...) is one token.  The loader's serving block and ``plan --prefix-hit`` take it."""
+    if not (hit > 0 and prompt * (1 - hit) < 1 - 1e-9):
+        return hit, ""
+    most = 1 - 1 / prompt
+    return most, (f"leaves {prompt * (1 - hit):.3g} of each {prompt:,}-token prompt to prefill, less than one token: "
+                  f"a prompt prefills at least its last, so the report takes 1 - 1/{prompt:,} = {most:.6g}")
 
 
 def acceptance_for_length(draft_tokens: int, length: float) -> float:

@@ -918,32 +918,32 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
         # its TPOT target's batch is then the decode round's, no more than whole prompts' prefills keep, b_p0), its
         # rounds, tok/s and $/M where that is another batch (a review of stop 94 found the cache's 1.3x there shown as
         # none, then a batch of 1 taken where the chapter without it ends on its users' row)
-        ttft0, busy0 = whole_prefill(r)
-        tpot0, per_gpu0, usd0, batch0 = tpot, per_gpu, usd, int(batch)
+        ttft_w, busy_w = whole_prefill(r)  # w: without the cache
+        tpot_w, per_gpu_w, usd_w, batch_w = tpot, per_gpu, usd, int(batch)
         if b_p0 is not None:
             from genreport.model.serving_report import last_row_batch
 
             decode_b = r.serving.get("decode_tpot_batch")
-            batch0 = last_row_batch(r.serving.get("users_batch"), min(decode_b, b_p0) if decode_b is not None else None)
-        if batch0 != int(batch):
+            batch_w = last_row_batch(r.serving.get("users_batch"), min(decode_b, b_p0) if decode_b is not None else None)
+        if batch_w != int(batch):
             from genreport.load.spec import Parallelism
             from genreport.model.serving import request
             from genreport.model.serving_report import _row
 
             spec, hw = r.spec, r.spec.hardware
-            before = _row(request(spec.model, hw, spec.precision, spec.parallelism or Parallelism(), batch0, sv.prompt,
+            plain = _row(request(spec.model, hw, spec.precision, spec.parallelism or Parallelism(), batch_w, sv.prompt,
                                   sv.output, spec.accounting, serial=False), hw.price_per_hour, hw.power_watts, "")
-            tpot0, per_gpu0, usd0 = (before["bound"][k] for k in ("tpot", "tokens_per_s_gpu", "usd_per_mtok_out"))
+            tpot_w, per_gpu_w, usd_w = (plain["bound"][k] for k in ("tpot", "tokens_per_s_gpu", "usd_per_mtok_out"))
         keep = "none" if not b_p0 else f"{b_p0:,} sequence{'s' if b_p0 != 1 else ''}"
         rows.append({"technique": "prefix caching", "setting": f"{_pool_share(sv.prefix_hit)} of each prompt cached",
-                     "ttft": (ttft0, ttft), "tpot": (tpot0, tpot), "per_gpu": (per_gpu0, per_gpu),
-                     "usd": (usd0, usd), "gain": ttft0 / ttft, "ends": ends,
+                     "ttft": (ttft_w, ttft), "tpot": (tpot_w, tpot), "per_gpu": (per_gpu_w, per_gpu),
+                     "usd": (usd_w, usd), "gain": ttft_w / ttft, "ends": ends,
                      "note": "TTFT: the whole prompt against its uncached part alone at the layout (the rows'), "
                              "its weights still read once" + (
-                                 f"; before, the chapter's last row without the cache, batch {batch0:,} (whole "
-                                 f"prompts' prefills keep {keep} at the TPOT target)" if batch0 != int(batch) else "")})
+                                 f"; before, the chapter's last row without the cache, batch {batch_w:,} (whole "
+                                 f"prompts' prefills keep {keep} at the TPOT target)" if batch_w != int(batch) else "")})
         numbers.update({"prefix_capacity_before": cap0, "prefix_capacity_after": cap1, "prefix_ttft": ttft,
-                        "prefix_prefill": b["prefill"], "prefix_ttft_before": ttft0, "prefix_prefill_before": busy0,
+                        "prefix_prefill": b["prefill"], "prefix_ttft_before": ttft_w, "prefix_prefill_before": busy_w,
                         "prefix_compute_batch_before": b_p0,
                         **({"prefix_compute_roof_before": roof0} if roof0 is not None else {})})
 
