@@ -128,6 +128,9 @@ WHATIFS = [
     # ... and at the users' batch, where the chapter without the cache ends on its users' row (its TPOT batch 1)
     (SERVING[0], ["serving.output=4", "serving.prompt=16k", "serving.tpot=15 ms", "serving.prefix_hit=0.9"]),
     (SERVING[0], ["serving.tpot=1 ms"]),  # below the weights' stream time: no batch, no goodput
+    # a mixture of experts' steady state on the two-point law (techniques.steady_weights): 64 tokens out at 20 ms, the
+    # TPOT ceiling 9.10 requests/s where the prompt tokens spread over every step gave 0.167
+    (SERVING[1], ["serving.output=64", "serving.tpot=20 ms"]),
     (SERVING[0], ["parallelism.tp=4", "parallelism.pp=2", "precision=fp8"]),  # a pipeline; fp8
     (SERVING[0], ["parallelism.dp=2", "serving.output=1", "serving.chunk=8k"]),  # one token out; replicas
     # one token out with a rate and a prefix cache: no chunked row, the goodput the least of the compute roof and the

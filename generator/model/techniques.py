@@ -415,6 +415,59 @@ def _pays(on: np.ndarray) -> dict:
             "stops_again": int(resumes + stops[0]) + 1 if stops.size else None}
 
 
+def steady_weights(weigh, decode, prompt, room) -> dict:
+    """N, N_e and b of the weights a steady step streams on average, beside ``decode`` decode tokens with ``prompt``
+    prompt tokens a step on average (Little's law) and ``room`` the most a step's budget leaves them (n_St s_c - B):
+    the lesser, in bytes streamed, (N - N_e) b, of two laws of the prompt tokens over the steps, each the mean of a
+    schedule an engine may run.  Spread evenly, every step reads the weights of decode + prompt tokens; in whole
+    chunks, a share p = prompt / room of the steps carries a full budget (decode + room tokens) and the others none
+    (the two kinds of steps the tail takes, ``chunk_step_share``).  The experts a step touches grow more slowly than
+    its tokens (concave), so over any law of the prompt tokens on [0, room] with that mean the mean bytes are at least
+    the two-point law's (the chord): a lower bound again, where the even spread, at least as high, is not one (a
+    mixture of experts at a low rate: the spread read nearly every expert in every step; Qwen3-30B-A3B on one H100
+    with 8k prompts and 64-token outputs at a 20 ms TPOT: 30.5B parameters a step spread, 25.2B on the chord).  A
+    dense model reads the same weights either way.  ``room`` NaN (pipeline stages, :func:`_steady_room`): the spread.
+    ``weigh(tokens)``: N, N_e and b of a step of that many tokens.  Mixed, b is the two laws' mean, and N and N_e
+    are set so that N b and (N - N_e) b are the two-point law's means.  Elementwise over arrays."""
+    decode, prompt, room = (np.asarray(x, dtype=float) for x in (decode, prompt, room))
+    spread = weigh(decode + prompt)
+    fine = np.isfinite(room) & (room > 0) & np.isfinite(prompt) & (prompt > 0)
+    if not np.any(fine):
+        return spread
+    share = np.clip(np.where(fine, prompt, 0.0) / np.where(fine, room, 1.0), 0.0, 1.0)
+    alone, full = weigh(decode), weigh(decode + np.where(fine, room, 0.0))
+    held = (1 - share) * alone["N"] * alone["b"] + share * full["N"] * full["b"]
+    streamed = (1 - share) * (alone["N"] - alone["N_e"]) * alone["b"] + share * (full["N"] - full["N_e"]) * full["b"]
+    b = (1 - share) * alone["b"] + share * full["b"]
+    lower = fine & (streamed < (spread["N"] - spread["N_e"]) * spread["b"])
+    shape = np.shape(lower)
+    return {"N": np.where(lower, held / b, spread["N"]) * np.ones(shape),
+            "N_e": np.where(lower, (held - streamed) / b, spread["N_e"]) * np.ones(shape),
+            "b": np.where(lower, b, spread["b"]) * np.ones(shape)}
+
+
+def _weigh_lead(lead, context) -> callable:
+    """``weigh`` of :func:`steady_weights` for scalars: N, N_e and b of ``lead.at`` a batch of that many tokens (at
+    least one) and ``context``."""
+
+    def weigh(tokens):
+        g = lead.at(batch=max(float(tokens), 1.0), context=context)
+        return {k: np.float64(np.ravel(g[k])[0]) for k in ("N", "N_e", "b")}
+
+    return weigh
+
+
+def _steady_room(lead, sv, decode):
+    """What a step's budget leaves a steady state's prompt tokens beside ``decode`` decode tokens, for
+    :func:`steady_weights`' two-point law: s_c - B, serving.chunk less the decode tokens (formulas.techniques.
+    prompt_chunk without its one-prompt cap: an engine may batch several prompts in a step).  NaN (the even spread
+    taken) with pipeline stages: there a round's weights follow its micro-batches (min(n_PP, B), or the bound's
+    schedule at a context), which are not concave in its tokens, so the chord bounds nothing."""
+    if lead.cut.pp > 1:
+        return np.full(np.shape(decode), np.nan) if np.ndim(decode) else math.nan
+    return float(sv.chunk) - decode
+
+
 def steady_tpot_rate(q, lead, env: dict, sv) -> tuple[float, dict]:
     """(goodput_rate_tpot, the inputs it is evaluated at): the rate whose steady step meets the TPOT target, its N,
     N_e and b the weights that step streams at its own tokens, not at the chapter's batch.  At the rate lam a step
@@ -425,10 +478,12 @@ def steady_tpot_rate(q, lead, env: dict, sv) -> tuple[float, dict]:
     a dense model on one stage has one N, no search.  The same steady state the rate figure's chunked curve runs
     (rate_curves: its TPOT-target rate is this one); ``lead`` the report's Env, ``env`` one GPU's values at the
     chapter's point with theta."""
-    per = float(sv.tpot) * ((sv.output - 1) + sv.prompt * (1 - sv.prefix_hit))  # tokens a step carries per 1/s
+    decode = float(sv.tpot) * (sv.output - 1)  # decode and prompt tokens a step carries per 1/s
+    prompt = float(sv.tpot) * sv.prompt * (1 - sv.prefix_hit)
+    weigh = _weigh_lead(lead, float(np.ravel(env["S"])[0]) if "S" in env else None)
 
     def inputs(lam: float) -> dict:
-        g = lead.at(batch=max(lam * per, 1.0), context=float(np.ravel(env["S"])[0]) if "S" in env else None)
+        g = steady_weights(weigh, lam * decode, lam * prompt, _steady_room(lead, sv, lam * decode))
         return dict(env, **{k: float(np.ravel(g[k])[0]) for k in ("N", "N_e", "b")})
 
     def rate(values: dict) -> float:
@@ -462,8 +517,9 @@ def capacity_weights(lead, env: dict, sv, running: float) -> dict:
     holds no sequence: the chapter's own weights.  The same steady state as the rate figure's and the live page's."""
     if sv.output <= 1 or not running > 0:
         return env
-    tokens = running * (1 + sv.prompt * (1 - sv.prefix_hit) / (sv.output - 1))
-    g = lead.at(batch=max(float(tokens), 1.0), context=float(np.ravel(env["S"])[0]) if "S" in env else None)
+    prompt = running * sv.prompt * (1 - sv.prefix_hit) / (sv.output - 1)
+    g = steady_weights(_weigh_lead(lead, float(np.ravel(env["S"])[0]) if "S" in env else None), float(running),
+                       prompt, _steady_room(lead, sv, float(running)))
     return dict(env, **{k: float(np.ravel(g[k])[0]) for k in ("N", "N_e", "b")})
 
 
@@ -1509,6 +1565,12 @@ def rate_curves(r, budget: float | None, kv_rate: float | None, held_mean: float
     def at(qid: str, lam, **more) -> np.ndarray:
         return np.asarray(r.q[qid]({**env, "lam": np.asarray(lam, dtype=float), **more}), dtype=float)
 
+    def streamed(busy, prompt) -> dict:
+        """The weights a chunked steady step streams on average beside ``busy`` decode tokens with ``prompt`` prompt
+        tokens a step (:func:`steady_weights`: the lesser of the even spread and the two-point law)."""
+        busy = np.asarray(busy, dtype=float)
+        return steady_weights(weights, busy, prompt, _steady_room(lead, sv, busy))
+
     def steady(qid: str, lam, prompts: bool, each: bool = False):
         """The steady step at ``lam`` with the weights its own tokens read: N depends on the sequences running,
         which depend on the step, so the two are iterated to their fixed point (once for a dense model).  Over an
@@ -1522,8 +1584,7 @@ def rate_curves(r, budget: float | None, kv_rate: float | None, held_mean: float
             t = at(qid, lam, **w)
             ok = np.isfinite(t) & (t > 0)
             busy = np.where(ok, lam * (sv.output - 1) * t, np.inf)  # Little's law: sequences decoding
-            tokens = busy + (np.where(ok, lam * uncached * t, 0.0) if prompts else 0.0)
-            again = weights(tokens)
+            again = streamed(busy, np.where(ok, lam * uncached * t, 0.0)) if prompts else weights(busy)
             if np.all(_close(again["N"], w["N"], 1e-13, 0.0)) and np.all(_close(again["b"], w["b"], 1e-13)):
                 break
             w = again
@@ -1541,8 +1602,7 @@ def rate_curves(r, budget: float | None, kv_rate: float | None, held_mean: float
             t = at(qid, lv, **wl) * np.ones(lv.shape)
             ok = np.isfinite(t) & (t > 0)
             busy = np.where(ok, lv * (sv.output - 1) * t, np.inf)
-            tokens = busy + (np.where(ok, lv * uncached * t, 0.0) if prompts else 0.0)
-            again = weights(tokens)
+            again = streamed(busy, np.where(ok, lv * uncached * t, 0.0)) if prompts else weights(busy)
             t_out[live], busy_out[live] = np.where(ok, t, np.inf), busy
             done = _close(again["N"], wl["N"], 1e-13, 0.0) & _close(again["b"], wl["b"], 1e-13)
             for k in w:

@@ -556,6 +556,20 @@ const GR_SERVING = (() => {
     // the steady state's formulas read each cache at the mean decode context: c and d_h there (techniques.report)
     const atMean = inputs(batch, mean);
     const es = Object.assign({}, e, {c: atMean.c, d_h: atMean.d_h});
+    // the weights a chunked steady step streams on average beside ``decode`` decode tokens with ``prompt`` prompt
+    // tokens a step (techniques.steady_weights): the lesser, in bytes, of the even spread (every step reads the
+    // weights of decode + prompt tokens) and the two-point law (a share prompt / room of the steps carries a full
+    // budget, room = s_c - decode, the others none); the spread with pipeline stages (techniques._steady_room)
+    const steadyWeights = function (decode, prompt) {
+      const weigh = t => { const g = lead.at(pyMax(t, 1.0), last); return {N: g.N, N_e: g.N_e, b: g.b}; };
+      const spread = weigh(decode + prompt), room = (par.pp || 1) > 1 ? NaN : sv.chunk - decode;
+      if (!(Number.isFinite(room) && room > 0 && Number.isFinite(prompt) && prompt > 0)) return spread;
+      const share = Math.min(Math.max(prompt / room, 0.0), 1.0), alone = weigh(decode), full = weigh(decode + room);
+      const held = (1 - share) * alone.N * alone.b + share * full.N * full.b;
+      const streamed = (1 - share) * (alone.N - alone.N_e) * alone.b + share * (full.N - full.N_e) * full.b;
+      const b = (1 - share) * alone.b + share * full.b;
+      return streamed < (spread.N - spread.N_e) * spread.b ? {N: held / b, N_e: (held - streamed) / b, b: b} : spread;
+    };
     // the goodput: the least of the ceilings ``list`` ([id, words]), each at ``rateOf(id)`` (techniques.report)
     const least = function (list, rateOf) {
       let goodput = null, binds = null, low = Infinity, all = true;
@@ -589,7 +603,7 @@ const GR_SERVING = (() => {
       const heldMean = pyMax(0.0, call("prefix_capacity_batch", Object.assign({}, roomOf(es), {S: mean, c: roomOf(es).c_h})));
       let kvIn = es;
       if (sv.output > 1 && heldMean > 0) {
-        const g = lead.at(pyMax(heldMean * (1 + sv.prompt * (1 - sv.prefix_hit) / (sv.output - 1)), 1.0), last);
+        const g = steadyWeights(heldMean, heldMean * sv.prompt * (1 - sv.prefix_hit) / (sv.output - 1));
         kvIn = Object.assign({}, es, {N: g.N, N_e: g.N_e, b: g.b});
       }
       const room = roomOf(kvIn);
@@ -599,13 +613,13 @@ const GR_SERVING = (() => {
       es.M_s = maxSeq;
       let engineIn = es;
       if (maxSeq > 0 && sv.output > 1) {
-        const g = lead.at(pyMax(maxSeq * (1 + sv.prompt * (1 - sv.prefix_hit) / (sv.output - 1)), 1.0), last);
+        const g = steadyWeights(maxSeq, maxSeq * sv.prompt * (1 - sv.prefix_hit) / (sv.output - 1));
         engineIn = Object.assign({}, es, {N: g.N, N_e: g.N_e, b: g.b});
       }
       // the TPOT ceiling at the weights its own steady state streams (techniques.steady_tpot_rate): its lam theta
       // (T_out - 1) decode and lam theta T_in (1 - h_p) prompt tokens make N, the rate their fixed point
-      const per = sv.tpot * ((sv.output - 1) + sv.prompt * (1 - sv.prefix_hit));
-      const tpotIn = lam => { const g = lead.at(Math.max(lam * per, 1.0), last);
+      const perDecode = sv.tpot * (sv.output - 1), perPrompt = sv.tpot * sv.prompt * (1 - sv.prefix_hit);
+      const tpotIn = lam => { const g = steadyWeights(lam * perDecode, lam * perPrompt);
         return Object.assign({}, es, {N: g.N, N_e: g.N_e, b: g.b}); };
       const tpotRate = function () {
         const rate = v => call("goodput_rate_tpot", v);

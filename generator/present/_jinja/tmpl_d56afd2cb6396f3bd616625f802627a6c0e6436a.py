@@ -1174,7 +1174,11 @@ def root(context, missing=missing):
                     yield escape(t_11(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'tpot_weights'), 'N')))
                     yield ' parameters one '
                     yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
-                    yield ' streams in a step at that rate: its λ θ (T<sub>out</sub> − 1) decode tokens and λ θ T<sub>in</sub> (1 − h<sub>p</sub>) prompt tokens '
+                    yield ' streams in a step at that rate'
+                    if ((environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk_steps') == 1) and environment.getattr((undefined(name='model') if l_0_model is missing else l_0_model), 'moe')):
+                        pass
+                        yield ' on average'
+                    yield ': its λ θ (T<sub>out</sub> − 1) decode tokens and λ θ T<sub>in</sub> (1 − h<sub>p</sub>) prompt tokens '
                     if (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'tpot_streamed') == 'N_r,g'):
                         pass
                         yield "fill the round's micro-batches, each streaming the slice"
@@ -1184,6 +1188,9 @@ def root(context, missing=missing):
                         if (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk_steps') > 1):
                             pass
                             yield ', in each micro-batch of the round'
+                        elif environment.getattr((undefined(name='model') if l_0_model is missing else l_0_model), 'moe'):
+                            pass
+                            yield ', the prompt tokens in whole budgets on a share of the steps (below)'
                     yield ', so the rate and the weights are found together, the steady state Figure '
                     yield escape(context.call(environment.getattr((undefined(name='eq') if l_0_eq is missing else l_0_eq), 'figure'), 'fig11-rates'))
                     yield ' runs, not the '
@@ -1274,9 +1281,12 @@ def root(context, missing=missing):
                 pass
                 yield '<p>'
                 yield escape((undefined(name='goodput_clause') if l_0_goodput_clause is missing else l_0_goodput_clause))
-                if environment.getattr((undefined(name='model') if l_0_model is missing else l_0_model), 'moe'):
+                if (environment.getattr((undefined(name='model') if l_0_model is missing else l_0_model), 'moe') and (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk_steps') > 1)):
                     pass
-                    yield "<span data-static> For a mixture of experts this steady state spreads the prompts' tokens\nevenly over the steps, each reading the experts they touch: an engine whose steps carry whole chunks reads fewer on\naverage (the experts a step reads grow more slowly than its tokens), so here the step is an upper estimate, not a bound.</span>"
+                    yield "<span data-static> For a mixture of experts over\npipeline stages this steady state spreads the prompts' tokens evenly over the rounds, each reading the experts they\ntouch: a round's weights follow its micro-batches, which grow with its tokens by no concave law, so here the step is an\nupper estimate, not a bound.</span>"
+                elif environment.getattr((undefined(name='model') if l_0_model is missing else l_0_model), 'moe'):
+                    pass
+                    yield "<span data-static> For a mixture of experts the prompts' tokens\nride in whole budgets: a share λ T<sub>in</sub> (1 − h<sub>p</sub>) t<sub>s</sub> / (s<sub>c</sub> − B) of the steps\ncarries a full budget of s<sub>c</sub> tokens, the others only their B decode tokens, each step reading the experts\nits own tokens touch (the two kinds of steps the P99 takes). The experts a step reads grow more slowly than its\ntokens, so no engine's way of spreading the prompt tokens over its steps reads fewer on average, and the step stays a\nbound (spread evenly over every step, they would read more: an estimate, not a bound).</span>"
                 yield '</p>'
             l_0_ra = environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'rates')
             context.vars['ra'] = l_0_ra
@@ -1612,4 +1622,4 @@ def root(context, missing=missing):
         yield '</section>\n'
 
 blocks = {}
-debug_info = '1=132&2=141&3=143&4=147&5=151&6=153&7=161&8=169&9=181&10=186&11=191&12=208&13=210&14=215&16=227&18=237&19=246&21=249&24=253&25=259&26=278&28=284&29=286&30=304&31=312&32=316&33=323&34=330&37=340&38=447&39=480&40=554&42=603&43=644&44=665&45=752&46=758&47=764&48=778&51=780&54=783&55=805&56=821&57=825&58=831&59=850&60=858&61=862&62=864&63=872&64=880&65=884&68=900&70=916&72=919&75=921&76=923&79=929&81=933&82=938&85=940&86=942&87=979&88=981&90=984&91=986&92=994&94=1123&95=1129&96=1131&97=1162&100=1165&101=1167&102=1201&103=1230&104=1262&105=1273&106=1276&109=1281&110=1290&111=1294&112=1325&113=1339&114=1349&115=1353&116=1358&117=1385&115=1398&117=1401&118=1406&121=1411&123=1428&124=1488&125=1506&128=1512&129=1517&130=1523&131=1526&132=1533&133=1538&135=1541&136=1543&138=1546&139=1549&141=1560&142=1562&144=1569&145=1576&146=1586&147=1599&149=1607'
+debug_info = '1=132&2=141&3=143&4=147&5=151&6=153&7=161&8=169&9=181&10=186&11=191&12=208&13=210&14=215&16=227&18=237&19=246&21=249&24=253&25=259&26=278&28=284&29=286&30=304&31=312&32=316&33=323&34=330&37=340&38=447&39=480&40=554&42=603&43=644&44=665&45=752&46=758&47=764&48=778&51=780&54=783&55=805&56=821&57=825&58=831&59=850&60=858&61=862&62=864&63=872&64=880&65=884&68=900&70=916&72=919&75=921&76=923&79=929&81=933&82=938&85=940&86=942&87=979&88=981&90=984&91=986&92=994&94=1123&95=1129&96=1131&97=1162&100=1165&101=1167&102=1208&103=1237&104=1269&105=1280&106=1283&109=1287&115=1291&116=1300&117=1304&118=1335&119=1349&120=1359&121=1363&122=1368&123=1395&121=1408&123=1411&124=1416&127=1421&129=1438&130=1498&131=1516&134=1522&135=1527&136=1533&137=1536&138=1543&139=1548&141=1551&142=1553&144=1556&145=1559&147=1570&148=1572&150=1579&151=1586&152=1596&153=1609&155=1617'
