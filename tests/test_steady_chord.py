@@ -119,3 +119,17 @@ def test_the_law_is_the_lesser_and_its_limits():
     assert streamed(full) == pytest.approx(streamed(f), rel=1e-14)
     arr = steady_weights(weigh, np.array([10.0, 10.0]), np.array([20.0, 0.0]), np.array([90.0, 90.0]))
     assert streamed({k: v[0] for k, v in arr.items()}) == pytest.approx(streamed(w), rel=1e-14)
+
+
+def test_derive_states_the_chapters_ceiling_and_says_the_law(capsys):
+    """``derive goodput_rate_tpot --spec`` takes the chapter's weights (the two-point law's mean) and says so."""
+    from genreport.commands.cli import main
+    from shared import spec_file
+
+    r = evaluated_text(QWEN, "qwchord")
+    assert main(["derive", "goodput_rate_tpot", "--spec", str(spec_file(QWEN, "qwchord"))]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert ("N the weights a step streams on average at this rate, its own decode tokens' in every step and the "
+            "prompt tokens' in whole budgets on a share of the steps") in out
+    value = float(out.split("lambda_theta = ")[-1].split()[0])
+    assert value == pytest.approx(r.serving["techniques"]["numbers"]["goodput_rate_tpot"], rel=1e-4)

@@ -786,8 +786,12 @@ def _numbers(args, accounting: str | None, qid: str, spec=None) -> Numbers:
         tech = (report_of(spec).serving or {}).get("techniques") or {}
         if tech.get(key):
             values.update(tech[key])
-            point += (f"; N the weights a step streams at this rate, {whose} decode and prompt tokens'"
-                      if spec.model.moe is not None or (spec.parallelism and spec.parallelism.pp > 1) else "")
+            staged = spec.parallelism is not None and spec.parallelism.pp > 1
+            if spec.model.moe is not None and not staged:  # techniques.steady_weights: the two-point law's mean
+                point += (f"; N the weights a step streams on average at this rate, {whose} decode tokens' in every "
+                          "step and the prompt tokens' in whole budgets on a share of the steps")
+            elif spec.model.moe is not None or staged:
+                point += f"; N the weights a step streams at this rate, {whose} decode and prompt tokens'"
     unsliced: frozenset = frozenset()
     note_at: dict = {}  # where the point's d_h is read when no S among the inputs says it (the bounded-layers note)
     speculating = qid == "compute_batch_speculative"
