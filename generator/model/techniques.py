@@ -417,11 +417,12 @@ def _pays(on: np.ndarray) -> dict:
 
 def steady_weights(weigh, decode, prompt, room) -> dict:
     """N, N_e and b of the weights a steady step streams on average, beside ``decode`` decode tokens with ``prompt``
-    prompt tokens a step on average (Little's law) and ``room`` the most a step's budget leaves them (n_St s_c - B):
+    prompt tokens a step on average (Little's law) and ``room`` the most a step's budget leaves them (s_c - B):
     the lesser, in bytes streamed, (N - N_e) b, of two laws of the prompt tokens over the steps, each the mean of a
     schedule an engine may run.  Spread evenly, every step reads the weights of decode + prompt tokens; in whole
     chunks, a share p = prompt / room of the steps carries a full budget (decode + room tokens) and the others none
-    (the two kinds of steps the tail takes, ``chunk_step_share``).  The experts a step touches grow more slowly than
+    (a budget of several prompts where one prompt's uncached part is shorter: the tail, ``chunk_step_share``, takes
+    one prompt's chunk a step, the engine the chapter's rows model).  The experts a step touches grow more slowly than
     its tokens (concave), so over any law of the prompt tokens on [0, room] with that mean the mean bytes are at least
     the two-point law's (the chord): a lower bound again, where the even spread, at least as high, is not one (a
     mixture of experts at a low rate: the spread read nearly every expert in every step; Qwen3-30B-A3B on one H100
