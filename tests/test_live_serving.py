@@ -131,6 +131,8 @@ WHATIFS = [
     # a mixture of experts' steady state on the two-point law (techniques.steady_weights): 64 tokens out at 20 ms, the
     # TPOT ceiling 9.10 requests/s where the prompt tokens spread over every step gave 0.167
     (SERVING[1], ["serving.output=64", "serving.tpot=20 ms"]),
+    # ... and where the decode tokens fill a 16-token budget: no room, the decode tokens' weights (no jump in N)
+    (SERVING[1], ["serving.output=512", "serving.tpot=20 ms", "serving.chunk=16"]),
     (SERVING[0], ["parallelism.tp=4", "parallelism.pp=2", "precision=fp8"]),  # a pipeline; fp8
     (SERVING[0], ["parallelism.dp=2", "serving.output=1", "serving.chunk=8k"]),  # one token out; replicas
     # one token out with a rate and a prefix cache: no chunked row, the goodput the least of the compute roof and the

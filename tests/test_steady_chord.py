@@ -92,9 +92,12 @@ def test_a_pipeline_and_a_dense_model_keep_the_spread():
 
 
 def test_the_law_is_the_lesser_and_its_limits():
-    """steady_weights on numbers: no prompt tokens, or no room beside the decode tokens, give the spread; a prompt share
-    past the room takes every step full; mixed formats (b differs at the two points) keep N b and (N - N_e) b the two
-    laws' means."""
+    """steady_weights on numbers: no prompt tokens give the decode tokens' weights, no room for the two-point law
+    (stages) the spread; a prompt share past the room takes every step full, and no room beside the decode tokens is
+    that share's limit, the decode tokens' weights (a review found N jumping up to the spread there, where the TPOT
+    ceiling's bisection then stopped on the jump: 2.11 requests/s returned for Qwen3-30B-A3B with 16-token budgets,
+    whose weights at that rate give 1.57); mixed formats (b differs at the two points): N and N_e the law's mean
+    parameters, (N - N_e) b its mean bytes."""
     from genreport.model.techniques import steady_weights
 
     def weigh(t):  # a concave N, b falling as more experts of 1 byte are read beside 2-byte dense weights
@@ -107,14 +110,16 @@ def test_the_law_is_the_lesser_and_its_limits():
 
     spread = weigh(np.float64(30.0))
     assert streamed(steady_weights(weigh, 10.0, 0.0, 90.0)) == streamed(weigh(np.float64(10.0)))
-    assert streamed(steady_weights(weigh, 10.0, 20.0, 0.0)) == streamed(spread)
+    assert streamed(steady_weights(weigh, 10.0, 20.0, 0.0)) == streamed(weigh(np.float64(10.0)))
+    assert streamed(steady_weights(weigh, 10.0, 20.0, -5.0)) == streamed(weigh(np.float64(10.0)))
+    assert streamed(steady_weights(weigh, 10.0, 20.0, 1e-9)) == pytest.approx(streamed(weigh(np.float64(10.0))))
     assert streamed(steady_weights(weigh, 10.0, 20.0, np.nan)) == streamed(spread)
     w = steady_weights(weigh, 10.0, 20.0, 90.0)
     p = 20.0 / 90.0
     a, f = weigh(np.float64(10.0)), weigh(np.float64(100.0))
     assert streamed(w) == pytest.approx((1 - p) * streamed(a) + p * streamed(f), rel=1e-14)
     assert streamed(w) < streamed(spread)
-    assert float(w["N"] * w["b"]) == pytest.approx(float((1 - p) * a["N"] * a["b"] + p * f["N"] * f["b"]), rel=1e-14)
+    assert float(w["N"]) == pytest.approx(float((1 - p) * a["N"] + p * f["N"]), rel=1e-14) and float(w["N_e"]) == 10.0
     full = steady_weights(weigh, 10.0, 200.0, 90.0)  # more prompt tokens than a step holds: every step full
     assert streamed(full) == pytest.approx(streamed(f), rel=1e-14)
     arr = steady_weights(weigh, np.array([10.0, 10.0]), np.array([20.0, 0.0]), np.array([90.0, 90.0]))
@@ -133,3 +138,24 @@ def test_derive_states_the_chapters_ceiling_and_says_the_law(capsys):
             "prompt tokens' in whole budgets on a share of the steps") in out
     value = float(out.split("lambda_theta = ")[-1].split()[0])
     assert value == pytest.approx(r.serving["techniques"]["numbers"]["goodput_rate_tpot"], rel=1e-4)
+
+
+@pytest.mark.parametrize("output", [512, 2048])
+def test_the_tpot_ceiling_is_a_fixed_point_where_the_decode_tokens_fill_the_budget(output):
+    """Qwen3-30B-A3B with a 16-token step budget at a 20 ms TPOT: past the rate whose decode tokens fill the budget,
+    lam = s_c / (theta (T_out - 1)), no prompt rides along; the weights there are the decode tokens' (the full
+    share's limit), so the TPOT ceiling is a rate whose own steady step streams the weights it states (it returned
+    2.11 requests/s at 512 out, at whose decode tokens the step streamed other weights), and the chunk budget binds
+    the goodput below it."""
+    from genreport.model.techniques import _steady_room, _weigh_lead, steady_weights
+
+    r = evaluated_text(QWEN, "qwchord", ["serving.chunk=16", f"serving.output={output}"])
+    t, sv = r.serving["techniques"], r.spec.serving
+    n = t["numbers"]
+    lam = n["goodput_rate_tpot"]
+    lead = r.envs[r.lead]
+    decode = lam * 0.02 * (output - 1)
+    again = steady_weights(_weigh_lead(lead, float(sv.prompt + sv.output - 1)), decode, lam * 0.02 * 8192,
+                           _steady_room(lead, sv, decode))
+    assert float(again["N"]) == pytest.approx(t["tpot_weights"]["N"], rel=1e-9)
+    assert n["goodput_binds"] == "chunk budget" and n["goodput_rate"] < lam

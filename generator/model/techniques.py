@@ -427,24 +427,30 @@ def steady_weights(weigh, decode, prompt, room) -> dict:
     the two-point law's (the chord): a lower bound again, where the even spread, at least as high, is not one (a
     mixture of experts at a low rate: the spread read nearly every expert in every step; Qwen3-30B-A3B on one H100
     with 8k prompts and 64-token outputs at a 20 ms TPOT: 30.5B parameters a step spread, 25.2B on the chord).  A
-    dense model reads the same weights either way.  ``room`` NaN (pipeline stages, :func:`_steady_room`): the spread.
-    ``weigh(tokens)``: N, N_e and b of a step of that many tokens.  Mixed, b is the two laws' mean, and N and N_e
-    are set so that N b and (N - N_e) b are the two-point law's means.  Elementwise over arrays."""
+    dense model reads the same weights either way.  ``room`` NaN (pipeline stages, :func:`_steady_room`): the spread;
+    at or below 0 (the decode tokens fill the budget) the full share's limit, the decode tokens' weights.
+    ``weigh(tokens)``: N, N_e and b of a step of that many tokens.  Mixed, N and N_e are the law's means (the
+    parameters a step streams on average) and b the bytes of a streamed parameter, (N - N_e) b the law's mean bytes
+    (formats of their own per class, gpt-oss's MXFP4 experts beside bf16: b differs at the two points).  Only
+    (N - N_e) b enters the steady step; the KV cache room is the held weights' (``held_room``).  Elementwise."""
     decode, prompt, room = (np.asarray(x, dtype=float) for x in (decode, prompt, room))
     spread = weigh(decode + prompt)
-    fine = np.isfinite(room) & (room > 0) & np.isfinite(prompt) & (prompt > 0)
+    fine = np.isfinite(room) & np.isfinite(prompt) & (prompt > 0)
     if not np.any(fine):
         return spread
-    share = np.clip(np.where(fine, prompt, 0.0) / np.where(fine, room, 1.0), 0.0, 1.0)
-    alone, full = weigh(decode), weigh(decode + np.where(fine, room, 0.0))
-    held = (1 - share) * alone["N"] * alone["b"] + share * full["N"] * full["b"]
+    # no room at all (the decode tokens fill the budget: past the chunk budget's ceiling, where no steady state
+    # carries the prompts) is the limit of a full share, every step its decode tokens alone: no jump in N there
+    room = np.where(fine, np.maximum(room, 0.0), 0.0)
+    share = np.where(room > 0, np.clip(np.where(fine, prompt, 0.0) / np.where(room > 0, room, 1.0), 0.0, 1.0), 1.0)
+    alone, full = weigh(decode), weigh(decode + room)
+    n = (1 - share) * alone["N"] + share * full["N"]  # the parameters a step streams, on average
+    n_e = (1 - share) * alone["N_e"] + share * full["N_e"]
     streamed = (1 - share) * (alone["N"] - alone["N_e"]) * alone["b"] + share * (full["N"] - full["N_e"]) * full["b"]
-    b = (1 - share) * alone["b"] + share * full["b"]
-    lower = fine & (streamed < (spread["N"] - spread["N_e"]) * spread["b"])
+    lower = fine & (streamed < (spread["N"] - spread["N_e"]) * spread["b"]) & (n > n_e)
     shape = np.shape(lower)
-    return {"N": np.where(lower, held / b, spread["N"]) * np.ones(shape),
-            "N_e": np.where(lower, (held - streamed) / b, spread["N_e"]) * np.ones(shape),
-            "b": np.where(lower, b, spread["b"]) * np.ones(shape)}
+    return {"N": np.where(lower, n, spread["N"]) * np.ones(shape),
+            "N_e": np.where(lower, n_e, spread["N_e"]) * np.ones(shape),
+            "b": np.where(lower, streamed / np.where(lower, n - n_e, 1.0), spread["b"]) * np.ones(shape)}
 
 
 def _weigh_lead(lead, context) -> callable:

@@ -562,13 +562,14 @@ const GR_SERVING = (() => {
     // budget, room = s_c - decode, the others none); the spread with pipeline stages (techniques._steady_room)
     const steadyWeights = function (decode, prompt) {
       const weigh = t => { const g = lead.at(pyMax(t, 1.0), last); return {N: g.N, N_e: g.N_e, b: g.b}; };
-      const spread = weigh(decode + prompt), room = (par.pp || 1) > 1 ? NaN : sv.chunk - decode;
-      if (!(Number.isFinite(room) && room > 0 && Number.isFinite(prompt) && prompt > 0)) return spread;
-      const share = Math.min(Math.max(prompt / room, 0.0), 1.0), alone = weigh(decode), full = weigh(decode + room);
-      const held = (1 - share) * alone.N * alone.b + share * full.N * full.b;
+      const spread = weigh(decode + prompt), budget = (par.pp || 1) > 1 ? NaN : sv.chunk - decode;
+      if (!(Number.isFinite(budget) && Number.isFinite(prompt) && prompt > 0)) return spread;
+      // no room (the decode tokens fill the budget): the full share's limit, the decode tokens' weights alone
+      const room = pyMax(budget, 0.0), share = room > 0 ? Math.min(Math.max(prompt / room, 0.0), 1.0) : 1.0;
+      const alone = weigh(decode), full = weigh(decode + room);
+      const n = (1 - share) * alone.N + share * full.N, nE = (1 - share) * alone.N_e + share * full.N_e;
       const streamed = (1 - share) * (alone.N - alone.N_e) * alone.b + share * (full.N - full.N_e) * full.b;
-      const b = (1 - share) * alone.b + share * full.b;
-      return streamed < (spread.N - spread.N_e) * spread.b ? {N: held / b, N_e: (held - streamed) / b, b: b} : spread;
+      return streamed < (spread.N - spread.N_e) * spread.b && n > nE ? {N: n, N_e: nE, b: streamed / (n - nE)} : spread;
     };
     // the goodput: the least of the ceilings ``list`` ([id, words]), each at ``rateOf(id)`` (techniques.report)
     const least = function (list, rateOf) {
