@@ -463,9 +463,10 @@ def test_an_moe_steady_state_reads_the_experts_its_tokens_touch(rds):
     for k in (1, 16, 40, len(ch["rate"]) - 1):
         lam, t, busy = ch["rate"][k], ch["tpot"][k], ch["running"][k]
         prompt, room = lam * 4096 * t, 8192 - busy
-        p = prompt / room
-        assert 0 < p < 1
-        chord = (1 - p) * n_at(busy) + p * n_at(busy + room)  # fp8: b = 1 at both points, N_e = 0
+        below = max(1 - busy, 0.0)  # under one decode token a step: the left point one token (a step reads one)
+        p = (prompt - below) / (room - below)
+        assert 0 < p < 1 and (below > 0) == (k == 1)
+        chord = (1 - p) * n_at(busy + below) + p * n_at(busy + room)  # fp8: b = 1 at both points, N_e = 0
         assert chord <= n_at(busy + prompt) * (1 + 1e-12)  # never above the spread (the experts are concave)
         if k == 1:
             assert chord < 0.65 * n_at(busy + prompt) and t < 0.5 * 0.016140901809998227  # the spread: 16.1 ms

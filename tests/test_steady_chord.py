@@ -91,7 +91,7 @@ def test_a_pipeline_and_a_dense_model_keep_the_spread():
     assert all(dense.serving["techniques"][k]["N"] == held for k in ("tpot_weights", "capacity_weights"))
 
 
-def test_the_law_is_the_lesser_and_its_limits():
+def test_the_law_and_its_limits():
     """steady_weights on numbers: no prompt tokens give the decode tokens' weights, no room for the two-point law
     (stages) the spread; a prompt share past the room takes every step full, and no room beside the decode tokens is
     that share's limit, the decode tokens' weights (a review found N jumping up to the spread there, where the TPOT
@@ -122,6 +122,18 @@ def test_the_law_is_the_lesser_and_its_limits():
     assert float(w["N"]) == pytest.approx(float((1 - p) * a["N"] + p * f["N"]), rel=1e-14) and float(w["N_e"]) == 10.0
     full = steady_weights(weigh, 10.0, 200.0, 90.0)  # more prompt tokens than a step holds: every step full
     assert streamed(full) == pytest.approx(streamed(f), rel=1e-14)
+    # fewer than one decode token: a step reads one token's weights at least (weigh's floor), so the envelope's left
+    # point is one token, not the 0.25 the steps hold on average (a chord from 0.25 at one token's height lies above
+    # a one-token step's own weights: not the least)
+    from_quarter = streamed(one := weigh(np.float64(1.0))) + (streamed(weigh(np.float64(90.25))) - streamed(one)) * 0.75 / 90
+    assert from_quarter > streamed(one)
+    assert streamed(steady_weights(weigh, 0.25, 0.75, 90.0)) == pytest.approx(streamed(one), rel=1e-14)
+    few = steady_weights(weigh, 0.25, 5.0, 90.0)
+    q = (5.0 - 0.75) / (90.0 - 0.75)
+    wide = weigh(np.float64(90.25))
+    assert streamed(few) == pytest.approx((1 - q) * streamed(one) + q * streamed(wide), rel=1e-14)
+    assert streamed(few) <= streamed(weigh(np.float64(5.25)))
+    assert streamed(steady_weights(weigh, 0.25, 0.5, 90.0)) == pytest.approx(streamed(one), rel=1e-14)  # under one
     arr = steady_weights(weigh, np.array([10.0, 10.0]), np.array([20.0, 0.0]), np.array([90.0, 90.0]))
     assert streamed({k: v[0] for k, v in arr.items()}) == pytest.approx(streamed(w), rel=1e-14)
 

@@ -417,40 +417,39 @@ def _pays(on: np.ndarray) -> dict:
 
 def steady_weights(weigh, decode, prompt, room) -> dict:
     """N, N_e and b of the weights a steady step streams on average, beside ``decode`` decode tokens with ``prompt``
-    prompt tokens a step on average (Little's law) and ``room`` the most a step's budget leaves them (s_c - B):
-    the lesser, in bytes streamed, (N - N_e) b, of two laws of the prompt tokens over the steps, each the mean of a
-    schedule an engine may run.  Spread evenly, every step reads the weights of decode + prompt tokens; in whole
-    chunks, a share p = prompt / room of the steps carries a full budget (decode + room tokens) and the others none
-    (a budget of several prompts where one prompt's uncached part is shorter: the tail, ``chunk_step_share``, takes
-    one prompt's chunk a step, the engine the chapter's rows model).  The experts a step touches grow more slowly than
-    its tokens (concave), so over any law of the prompt tokens on [0, room] with that mean the mean bytes are at least
-    the two-point law's (the chord): a lower bound again, where the even spread, at least as high, is not one (a
-    mixture of experts at a low rate: the spread read nearly every expert in every step; Qwen3-30B-A3B on one H100
-    with 8k prompts and 64-token outputs at a 20 ms TPOT: 30.5B parameters a step spread, 25.2B on the chord).  A
-    dense model reads the same weights either way.  ``room`` NaN (pipeline stages, :func:`_steady_room`): the spread;
-    at or below 0 (the decode tokens fill the budget) the full share's limit, the decode tokens' weights.
+    prompt tokens a step on average (Little's law) and ``room`` the most a step's budget leaves them (s_c - B): the
+    least mean over every law of the prompt tokens over the steps with that mean on [0, room], each law a schedule an
+    engine may run.  A step's weights grow with its tokens by a concave law (the experts they touch; a dense model's
+    are constant) above one token (a step reads at least one token's), so the least is the lower convex envelope's:
+    the two-point law, a share p of the steps carrying a full budget (decode + room tokens) and the others none,
+    p = prompt / room; where fewer than one decode token runs, the two points are one token and the full budget.
+    Spreading the prompt tokens evenly over every step, as this did before, reads more: not a bound (a mixture of
+    experts at a low rate: every step read nearly every expert; Qwen3-30B-A3B on one H100 with 8k prompts and 64-token
+    outputs at a 20 ms TPOT: 30.5B parameters a step spread, 25.2B on the chord).  A budget of several prompts where
+    one prompt's uncached part is shorter (the tail, ``chunk_step_share``, takes one prompt's chunk a step, the
+    engine the chapter's rows model).  ``room`` NaN (pipeline stages, :func:`_steady_room`): the spread; at or below
+    0 (the decode tokens fill the budget) the full share's limit, the decode tokens' weights, so N has no jump there.
     ``weigh(tokens)``: N, N_e and b of a step of that many tokens.  Mixed, N and N_e are the law's means (the
     parameters a step streams on average) and b the bytes of a streamed parameter, (N - N_e) b the law's mean bytes
     (formats of their own per class, gpt-oss's MXFP4 experts beside bf16: b differs at the two points).  Only
     (N - N_e) b enters the steady step; the KV cache room is the held weights' (``held_room``).  Elementwise."""
     decode, prompt, room = (np.asarray(x, dtype=float) for x in (decode, prompt, room))
-    spread = weigh(decode + prompt)
     fine = np.isfinite(room) & np.isfinite(prompt) & (prompt > 0)
     if not np.any(fine):
-        return spread
-    # no room at all (the decode tokens fill the budget: past the chunk budget's ceiling, where no steady state
-    # carries the prompts) is the limit of a full share, every step its decode tokens alone: no jump in N there
+        return weigh(decode + prompt)
     room = np.where(fine, np.maximum(room, 0.0), 0.0)
-    share = np.where(room > 0, np.clip(np.where(fine, prompt, 0.0) / np.where(room > 0, room, 1.0), 0.0, 1.0), 1.0)
-    alone, full = weigh(decode), weigh(decode + room)
+    below = np.maximum(1.0 - decode, 0.0)  # the flat stretch under one token: the envelope's left point is there
+    over, width = np.where(fine, prompt, 0.0) - below, room - below
+    share = np.where(width > 0, np.clip(over / np.where(width > 0, width, 1.0), 0.0, 1.0), 1.0)
+    alone, full = weigh(decode + below), weigh(decode + np.maximum(room, below))
     n = (1 - share) * alone["N"] + share * full["N"]  # the parameters a step streams, on average
     n_e = (1 - share) * alone["N_e"] + share * full["N_e"]
     streamed = (1 - share) * (alone["N"] - alone["N_e"]) * alone["b"] + share * (full["N"] - full["N_e"]) * full["b"]
-    lower = fine & (streamed < (spread["N"] - spread["N_e"]) * spread["b"]) & (n > n_e)
-    shape = np.shape(lower)
-    return {"N": np.where(lower, n, spread["N"]) * np.ones(shape),
-            "N_e": np.where(lower, n_e, spread["N_e"]) * np.ones(shape),
-            "b": np.where(lower, streamed / np.where(lower, n - n_e, 1.0), spread["b"]) * np.ones(shape)}
+    mixed = {"N": n, "N_e": n_e, "b": streamed / np.where(n > n_e, n - n_e, 1.0)}
+    if np.all(fine):
+        return {k: v * np.ones(np.shape(fine)) for k, v in mixed.items()}
+    spread = weigh(decode + prompt)
+    return {k: np.where(fine, mixed[k], spread[k]) * np.ones(np.shape(fine)) for k in mixed}
 
 
 def _weigh_lead(lead, context) -> callable:

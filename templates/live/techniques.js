@@ -557,19 +557,19 @@ const GR_SERVING = (() => {
     const atMean = inputs(batch, mean);
     const es = Object.assign({}, e, {c: atMean.c, d_h: atMean.d_h});
     // the weights a chunked steady step streams on average beside ``decode`` decode tokens with ``prompt`` prompt
-    // tokens a step (techniques.steady_weights): the lesser, in bytes, of the even spread (every step reads the
-    // weights of decode + prompt tokens) and the two-point law (a share prompt / room of the steps carries a full
-    // budget, room = s_c - decode, the others none); the spread with pipeline stages (techniques._steady_room)
+    // tokens a step (techniques.steady_weights): the two-point law, a share of the steps carrying a full budget
+    // (room = s_c - decode beside the decode tokens), the others none, its left point one token where fewer run; the
+    // even spread with pipeline stages (techniques._steady_room)
     const steadyWeights = function (decode, prompt) {
       const weigh = t => { const g = lead.at(pyMax(t, 1.0), last); return {N: g.N, N_e: g.N_e, b: g.b}; };
-      const spread = weigh(decode + prompt), budget = (par.pp || 1) > 1 ? NaN : sv.chunk - decode;
-      if (!(Number.isFinite(budget) && Number.isFinite(prompt) && prompt > 0)) return spread;
-      // no room (the decode tokens fill the budget): the full share's limit, the decode tokens' weights alone
-      const room = pyMax(budget, 0.0), share = room > 0 ? Math.min(Math.max(prompt / room, 0.0), 1.0) : 1.0;
-      const alone = weigh(decode), full = weigh(decode + room);
+      const budget = (par.pp || 1) > 1 ? NaN : sv.chunk - decode;
+      if (!(Number.isFinite(budget) && Number.isFinite(prompt) && prompt > 0)) return weigh(decode + prompt);
+      const room = pyMax(budget, 0.0), below = pyMax(1.0 - decode, 0.0), over = prompt - below, width = room - below;
+      const share = width > 0 ? Math.min(Math.max(over / width, 0.0), 1.0) : 1.0;
+      const alone = weigh(decode + below), full = weigh(decode + pyMax(room, below));
       const n = (1 - share) * alone.N + share * full.N, nE = (1 - share) * alone.N_e + share * full.N_e;
       const streamed = (1 - share) * (alone.N - alone.N_e) * alone.b + share * (full.N - full.N_e) * full.b;
-      return streamed < (spread.N - spread.N_e) * spread.b && n > nE ? {N: n, N_e: nE, b: streamed / (n - nE)} : spread;
+      return {N: n, N_e: nE, b: streamed / (n > nE ? n - nE : 1.0)};
     };
     // the goodput: the least of the ceilings ``list`` ([id, words]), each at ``rateOf(id)`` (techniques.report)
     const least = function (list, rateOf) {
