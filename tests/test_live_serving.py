@@ -133,6 +133,9 @@ WHATIFS = [
     (SERVING[1], ["serving.output=64", "serving.tpot=20 ms"]),
     # ... and where the decode tokens fill a 16-token budget: no room, the decode tokens' weights (no jump in N)
     (SERVING[1], ["serving.output=512", "serving.tpot=20 ms", "serving.chunk=16"]),
+    # ... under one decode token a step (the envelope's left point one token), and a prompt nearly all cached
+    (SERVING[1], ["serving.output=2", "serving.chunk=64"]),
+    (SERVING[1], ["serving.prefix_hit=0.999", "serving.tpot=20 ms"]),
     (SERVING[0], ["parallelism.tp=4", "parallelism.pp=2", "precision=fp8"]),  # a pipeline; fp8
     (SERVING[0], ["parallelism.dp=2", "serving.output=1", "serving.chunk=8k"]),  # one token out; replicas
     # one token out with a rate and a prefix cache: no chunked row, the goodput the least of the compute roof and the
