@@ -1573,7 +1573,7 @@ def rate_curves(r, budget: float | None, kv_rate: float | None, held_mean: float
 
     def streamed(busy, prompt) -> dict:
         """The weights a chunked steady step streams on average beside ``busy`` decode tokens with ``prompt`` prompt
-        tokens a step (:func:`steady_weights`: the lesser of the even spread and the two-point law)."""
+        tokens a step (:func:`steady_weights`: the two-point law, the least mean; the spread over stages)."""
         busy = np.asarray(busy, dtype=float)
         return steady_weights(weights, busy, prompt, _steady_room(lead, sv, busy))
 
